@@ -1,0 +1,26 @@
+/*
+ * statickeys.h - Linux kernel style static keys for multi-threaded programs.
+ *
+ *	#include <statickeys.h>
+ *
+ *	SK_DEFINE_KEY_FALSE(tracing);
+ *
+ *	void hot_path(void)
+ *	{
+ *		if (sk_branch_unlikely(&tracing))   // one 5-byte NOP while off
+ *			trace_event();
+ *	}
+ *
+ *	sk_key_enable(&tracing);   // rewrites every site, other threads running
+ *
+ * Link with -lstatickeys (pkg-config: statickeys).  See README.md.
+ */
+#ifndef STATICKEYS_H
+#define STATICKEYS_H
+
+#include "statickeys/key.h"
+#include "statickeys/branch.h"
+#include "statickeys/stats.h"
+#include "statickeys/config.h"
+
+#endif /* STATICKEYS_H */

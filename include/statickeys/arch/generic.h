@@ -1,0 +1,21 @@
+/*
+ * statickeys/arch/generic.h - the portable fallback: an atomic load and test.
+ *
+ * Used where the compiler lacks "asm goto" or the architecture has no site
+ * implementation, or when SK_NO_ASM_GOTO is defined.  The API and semantics
+ * are the same; a check costs a relaxed load, a compare and a branch instead
+ * of one no-op.  The key reads as on from the moment an enable starts, so a
+ * fallback site may turn on slightly before patched sites do; it never turns
+ * on later than they do.
+ */
+#ifndef STATICKEYS_ARCH_GENERIC_H
+#define STATICKEYS_ARCH_GENERIC_H
+
+#define SK__GENERIC_ENABLED(keyp)                                            \
+	(__atomic_load_n(&(keyp)->enabled, __ATOMIC_RELAXED) != 0)
+
+/* Same contract as SK__ARCH_BRANCH: true when the site would jump. */
+#define SK__GENERIC_BRANCH(keyp, branch, jump)                               \
+	((bool)(SK__GENERIC_ENABLED(keyp) ^ (bool)(branch)))
+
+#endif /* STATICKEYS_ARCH_GENERIC_H */

@@ -1,0 +1,56 @@
+/*
+ * statickeys/arch/x86_64.h - the x86-64 site: one 5-byte instruction.
+ *
+ * Contract: SK__ARCH_BRANCH(keyp, branch, jump) expands to a bool expression
+ * that is true when the site jumps.  It emits, where it stands, either
+ *   NOP5  0f 1f 44 00 00     (jump == 0), or
+ *   JMP   e9 <rel32>         (jump == 1) to the "yes" label,
+ * and records the site in the "sk_sites" section of its object as four
+ * 32-bit fields, all relative so the table needs no load-time relocation:
+ *   code   = site address  - &code
+ *   target = "yes" label   - &target
+ *   key    = GOT slot of the key - &key   (a key may live in another object;
+ *            the slot is filled once per key and object by the dynamic linker)
+ *   flags  = bit 0: the branch is "likely" (kernel's branch bit).
+ * The "?" section flag puts the entry in the same COMDAT group as the code,
+ * so a C++ inline function's discarded copies take their entries with them.
+ *
+ * The key operand uses the "X" constraint with the %p modifier: "i" is refused
+ * for symbol addresses in -fPIC code, while "X" lets the symbol through as a
+ * plain name.  A non-constant key (a pointer variable) makes the assembler
+ * fail on ".long %reg@GOTPCREL": keys must be global objects, as in the kernel.
+ */
+#ifndef STATICKEYS_ARCH_X86_64_H
+#define STATICKEYS_ARCH_X86_64_H
+
+#define SK__ARCH_SITE_SIZE 5
+
+#define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
+	__extension__({                                                      \
+		__label__ sk__l_yes, sk__l_done;                             \
+		bool sk__taken;                                             \
+		__asm__ goto("1:\n\t"                                        \
+			     ".if %c2\n\t"                                   \
+			     ".byte 0xe9\n\t"                                \
+			     ".long %l[sk__l_yes] - (1b + 5)\n\t"            \
+			     ".else\n\t"                                     \
+			     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"        \
+			     ".endif\n\t"                                    \
+			     ".pushsection sk_sites, \"a?\"\n\t"             \
+			     ".balign 4\n\t"                                 \
+			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
+			     ".long %p0@GOTPCREL, %c1\n\t"                   \
+			     ".popsection"                                   \
+			     :                                               \
+			     : "X"(keyp), "i"(branch), "i"(jump)             \
+			     :                                               \
+			     : sk__l_yes);                                   \
+		sk__taken = 0;                                               \
+		goto sk__l_done;                                             \
+	sk__l_yes:                                                           \
+		sk__taken = 1;                                               \
+	sk__l_done:                                                          \
+		sk__taken;                                                   \
+	})
+
+#endif /* STATICKEYS_ARCH_X86_64_H */

@@ -1,0 +1,56 @@
+/*
+ * statickeys/branch.h - testing a key: sk_branch_likely / sk_branch_unlikely.
+ *
+ *	if (sk_branch_unlikely(&key)) { rarely wanted work }
+ *	if (sk_branch_likely(&key))   { usually wanted work }
+ *
+ * Each use is a site: one instruction chosen at compile time from the key's
+ * type and the hint (see the truth table in statickeys/key.h), rewritten at
+ * run time when the key changes.  "unlikely" makes the off path the
+ * fall-through, "likely" the on path.  The argument must be the address of a
+ * key defined with SK_DEFINE_KEY_TRUE/FALSE: anything else, including a
+ * plain struct sk_key, fails to compile.
+ */
+#ifndef STATICKEYS_BRANCH_H
+#define STATICKEYS_BRANCH_H
+
+#include "statickeys/key.h"
+#include "statickeys/object.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
+#include "statickeys/arch/x86_64.h"
+#define SK_HAVE_PATCHED_SITES 1
+#define SK__BRANCH SK__ARCH_BRANCH
+#else
+#include "statickeys/arch/generic.h"
+#define SK_HAVE_PATCHED_SITES 0
+#define SK__BRANCH SK__GENERIC_BRANCH
+#endif
+
+/* The key's initial state (its type) as an integer constant expression. */
+#ifdef __cplusplus
+template <typename T> struct sk__key_traits; /* only keys have traits */
+template <> struct sk__key_traits<struct sk_key_true *> {
+	static constexpr int initial = 1;
+};
+template <> struct sk__key_traits<struct sk_key_false *> {
+	static constexpr int initial = 0;
+};
+#define SK__INITIAL(x) (sk__key_traits<decltype(x)>::initial)
+#else
+#define SK__INITIAL(x)                                                       \
+	_Generic((x), struct sk_key_true *: 1, struct sk_key_false *: 0)
+#endif
+
+/*
+ * The site jumps when (enabled ^ branch); it starts as a jump when
+ * (initial ^ branch).  "likely" is true when the site does not jump.
+ */
+/** sk_branch_likely() - true when the key is on; the on path falls through. */
+#define sk_branch_likely(x)                                                  \
+	__builtin_expect(!SK__BRANCH(&(x)->key, 1, SK__INITIAL(x) ^ 1), 1)
+/** sk_branch_unlikely() - true when the key is on; the off path falls through. */
+#define sk_branch_unlikely(x)                                                \
+	__builtin_expect(SK__BRANCH(&(x)->key, 0, SK__INITIAL(x) ^ 0), 0)
+
+#endif /* STATICKEYS_BRANCH_H */

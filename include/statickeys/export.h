@@ -1,0 +1,16 @@
+/*
+ * statickeys/export.h - symbol visibility for the library's public API.
+ *
+ * The library is built with hidden visibility by default; only symbols marked
+ * SK_API are exported (and listed in src/libstatickeys.map).
+ */
+#ifndef STATICKEYS_EXPORT_H
+#define STATICKEYS_EXPORT_H
+
+#if defined(SK_BUILDING_LIBRARY)
+#define SK_API __attribute__((visibility("default")))
+#else
+#define SK_API
+#endif
+
+#endif /* STATICKEYS_EXPORT_H */

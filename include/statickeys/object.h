@@ -1,0 +1,75 @@
+/*
+ * statickeys/object.h - automatic registration of each object's sites and keys.
+ *
+ * Every linked object (the executable, each shared library, each dlopen'd
+ * plugin) has its own "sk_sites" and "sk_keys" sections; the linker marks
+ * their bounds with __start_/__stop_ symbols, declared hidden here so each
+ * object sees its own.  Every translation unit that includes this header gets
+ * a tiny constructor/destructor pair that hands those bounds to the runtime;
+ * the runtime counts them through the object's single sk__this_object handle
+ * (a weak hidden definition, merged by the linker into one per object), so an
+ * object is registered once however many of its files include the header,
+ * and unregistered when its last destructor runs (dlclose, exit).
+ */
+#ifndef STATICKEYS_OBJECT_H
+#define STATICKEYS_OBJECT_H
+
+#include "statickeys/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sk_key;
+
+/** struct sk__site_entry - one site as the compiler records it (see arch/). */
+struct sk__site_entry {
+	int code;
+	int target;
+	int key;
+	int flags;
+};
+
+/** struct sk__object_handle - one per linked object; owned by the runtime. */
+struct sk__object_handle {
+	int refs;
+	void *object;
+};
+
+SK_API void sk__object_register(struct sk__object_handle *handle,
+				const struct sk__site_entry *sites_start,
+				const struct sk__site_entry *sites_stop,
+				struct sk_key *const *keys_start,
+				struct sk_key *const *keys_stop);
+SK_API void sk__object_unregister(struct sk__object_handle *handle);
+
+#ifndef SK_BUILDING_LIBRARY
+extern const struct sk__site_entry __start_sk_sites[]
+	__attribute__((weak, visibility("hidden")));
+extern const struct sk__site_entry __stop_sk_sites[]
+	__attribute__((weak, visibility("hidden")));
+extern struct sk_key *const __start_sk_keys[]
+	__attribute__((weak, visibility("hidden")));
+extern struct sk_key *const __stop_sk_keys[]
+	__attribute__((weak, visibility("hidden")));
+
+__attribute__((weak, visibility("hidden"))) struct sk__object_handle
+	sk__this_object;
+
+__attribute__((constructor, used)) static void sk__object_ctor(void)
+{
+	sk__object_register(&sk__this_object, __start_sk_sites,
+			    __stop_sk_sites, __start_sk_keys, __stop_sk_keys);
+}
+
+__attribute__((destructor, used)) static void sk__object_dtor(void)
+{
+	sk__object_unregister(&sk__this_object);
+}
+#endif /* SK_BUILDING_LIBRARY */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STATICKEYS_OBJECT_H */

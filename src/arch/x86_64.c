@@ -1,0 +1,68 @@
+/*
+ * src/arch/x86_64.c - x86-64 sites: NOP5 (0f 1f 44 00 00) or JMP rel32.
+ *
+ * The int3 protocol in patch.c needs only these facts: a site is 5 bytes,
+ * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
+ * with SIGTRAP (si_code SI_KERNEL) and the instruction pointer one past it.
+ */
+#include "arch/backend.h"
+
+#include <string.h>
+#include <ucontext.h>
+
+const unsigned sk__arch_site_size = 5;
+const unsigned char sk__arch_trap_byte = 0xcc;
+
+static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
+		     unsigned char *out)
+{
+	if (!jump) {
+		memcpy(out, nop5, sizeof(nop5));
+		return;
+	}
+	/* rel32 is relative to the end of the 5-byte instruction. */
+	int32_t rel = (int32_t)(target - (addr + 5));
+	out[0] = 0xe9;
+	memcpy(out + 1, &rel, sizeof(rel));
+}
+
+uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
+{
+	int32_t rel;
+
+	if (insn[0] != 0xe9)
+		return addr + 5;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	return addr + 5 + (intptr_t)rel;
+}
+
+uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+
+	/* int3 in user mode is reported as SI_KERNEL; single-steps, hardware
+	 * breakpoints and kill()/raise() carry other codes and are not ours. */
+	if (info->si_code != SI_KERNEL)
+		return 0;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+}
+
+void sk__arch_set_pc(void *ucontext, uintptr_t pc)
+{
+	ucontext_t *uc = ucontext;
+
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+}
+
+void sk__arch_serialize_self(void)
+{
+	unsigned a = 0, b, c = 0, d;
+
+	/* cpuid is architecturally serialising (and a VM exit: only used on
+	 * kernels whose membarrier skips the caller). */
+	__asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d)
+			     :
+			     : "memory");
+}

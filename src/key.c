@@ -1,0 +1,173 @@
+/*
+ * src/key.c - the kernel's static key semantics (kernel/jump_label.c).
+ *
+ * key->enabled is the reference count.  Fast paths change it with a
+ * compare-and-swap when no site has to change (inc of an enabled key, dec
+ * that does not reach zero); everything else takes the patch lock.
+ *
+ * The 0 -> 1 transition stores -1 ("update in progress") before patching and
+ * 1 (release) after: a concurrent sk_key_inc() sees -1, fails its fast path
+ * and waits on the lock, so no caller can return believing the key is on
+ * while some sites still take the off path (the kernel's 2017 fix).
+ * sk_key_enabled() reads -1 as on, like the kernel's static_key_count().
+ */
+#include <errno.h>
+#include <limits.h>
+
+#include "internal.h"
+
+static int load(const struct sk_key *key)
+{
+	return __atomic_load_n(&key->enabled, __ATOMIC_ACQUIRE);
+}
+
+static bool cas(struct sk_key *key, int *expected, int desired)
+{
+	return __atomic_compare_exchange_n(&key->enabled, expected, desired,
+					   false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+/* Take the lock for an update; the clock starts for the latency histogram. */
+static int begin(struct sk_key *key, uint64_t *t0)
+{
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	*t0 = sk__now_ns();
+	sk__runtime_init();
+	return sk__lock();
+}
+
+static int end(int r, uint64_t t0)
+{
+	sk__unlock();
+	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	if (r < 0)
+		sk__count(SK__C_UPDATE_ERRORS, 1);
+	return r;
+}
+
+/* Patch @key's sites to @on; the caller set the count's transient state. */
+static int apply(struct sk_key *key, bool on)
+{
+	struct sk__key_target t = { key, on };
+	int r = sk__update_locked(&t, 1);
+
+	if (r == 0)
+		sk__count(SK__C_UPDATES, 1);
+	return r;
+}
+
+/* 0 -> 1 under the lock, through the -1 "in progress" state. */
+static int first_enable_locked(struct sk_key *key)
+{
+	__atomic_store_n(&key->enabled, -1, __ATOMIC_RELEASE);
+	int r = apply(key, true);
+	__atomic_store_n(&key->enabled, r == 0 ? 1 : 0, __ATOMIC_RELEASE);
+	return r;
+}
+
+SK_API int sk__key_inc(struct sk_key *key)
+{
+	uint64_t t0;
+
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	for (int v = load(key); v > 0;) {
+		if (v == INT_MAX)
+			return -EOVERFLOW;
+		if (cas(key, &v, v + 1))
+			return 0;
+	}
+	int r = begin(key, &t0);
+	if (r)
+		return r;
+	int v = load(key);
+	if (v == 0)
+		r = first_enable_locked(key);
+	else if (v == INT_MAX)
+		r = -EOVERFLOW;
+	else
+		__atomic_fetch_add(&key->enabled, 1, __ATOMIC_ACQ_REL);
+	return end(r, t0);
+}
+
+SK_API int sk__key_dec(struct sk_key *key)
+{
+	uint64_t t0;
+
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	for (int v = load(key); v > 1;)
+		if (cas(key, &v, v - 1))
+			return 0;
+	int r = begin(key, &t0);
+	if (r)
+		return r;
+	int v = load(key);
+	if (v == 0) {
+		r = -ERANGE;
+	} else if (v > 1) {
+		__atomic_fetch_sub(&key->enabled, 1, __ATOMIC_ACQ_REL);
+	} else {
+		/* Count first, then sites, as the kernel does: a racing inc
+		 * sees 0, takes the lock and waits for us. */
+		__atomic_store_n(&key->enabled, 0, __ATOMIC_RELEASE);
+		r = apply(key, false);
+		if (r)
+			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
+	}
+	return end(r, t0);
+}
+
+SK_API int sk__key_enable(struct sk_key *key)
+{
+	uint64_t t0;
+
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	if (load(key) > 0)
+		return 0;
+	int r = begin(key, &t0);
+	if (r)
+		return r;
+	if (load(key) == 0)
+		r = first_enable_locked(key);
+	return end(r, t0);
+}
+
+SK_API int sk__key_disable(struct sk_key *key)
+{
+	uint64_t t0;
+
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	if (load(key) == 0)
+		return 0;
+	int r = begin(key, &t0);
+	if (r)
+		return r;
+	int v = load(key);
+	if (v > 1) {
+		r = -EBUSY;
+	} else if (v == 1) {
+		__atomic_store_n(&key->enabled, 0, __ATOMIC_RELEASE);
+		r = apply(key, false);
+		if (r)
+			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
+	}
+	return end(r, t0);
+}
+
+SK_API bool sk__key_enabled(const struct sk_key *key)
+{
+	return sk__key_is_valid(key) && load(key) != 0;
+}
+
+SK_API int sk__key_count(const struct sk_key *key)
+{
+	if (!sk__key_is_valid(key))
+		return -EINVAL;
+	int v = load(key);
+	return v >= 0 ? v : 1;
+}

@@ -1,0 +1,267 @@
+/*
+ * src/objects.c - the registry of linked objects, their sites and keys.
+ *
+ * Each executable, shared library and dlopen'd plugin that contains sites or
+ * keys registers itself from its constructors (statickeys/object.h) and
+ * unregisters from its destructors, which the dynamic linker runs before it
+ * unmaps the object.  Unregistering takes the patch lock, so it waits for any
+ * batch that may be writing into the object, and it removes the object's
+ * sites from the trap handler's index (waiting out readers) before returning.
+ *
+ * A key may have sites in any object: the entry names the key through the
+ * object's GOT, so the dynamic linker resolves it wherever it is defined.
+ * Like the kernel's modules, an object registered after some of its keys
+ * changed is patched before its constructors finish, i.e. before dlopen()
+ * returns.  The dynamic linker keeps an object whose keys others reference
+ * loaded for as long as they are, so a key never disappears under its sites.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+struct sk__object *sk__objects;
+void (*sk__object_added_hook)(struct sk__object *obj);
+
+bool sk__key_is_valid(const struct sk_key *key)
+{
+	return key && (key->magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct sk__site *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (uintptr_t)x->key < (uintptr_t)y->key ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+struct sk__site *sk__object_sites_of(struct sk__object *obj,
+				     const struct sk_key *key, size_t *n)
+{
+	size_t lo = 0, hi = obj->nsites;
+
+	/* lower bound of key in the (key, code)-sorted array */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uintptr_t)obj->sites[mid].key < (uintptr_t)key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < obj->nsites && obj->sites[end].key == key)
+		end++;
+	*n = end - lo;
+	return *n ? &obj->sites[lo] : NULL;
+}
+
+const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
+						uintptr_t addr)
+{
+	for (unsigned i = 0; i < obj->nsegments; i++)
+		if (addr >= obj->segments[i].lo && addr < obj->segments[i].hi)
+			return &obj->segments[i];
+	return NULL;
+}
+
+static int decode_sites(struct sk__object *obj,
+			const struct sk__site_entry *start,
+			const struct sk__site_entry *stop)
+{
+	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
+
+	obj->sites = n ? calloc(n, sizeof(*obj->sites)) : NULL;
+	if (n && !obj->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct sk__site_entry *e = &start[i];
+		struct sk__site *s = &obj->sites[obj->nsites];
+		struct sk_key *const *slot = (struct sk_key *const *)(
+			(const char *)&e->key + e->key);
+		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
+		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
+		s->key = *slot;
+		s->branch = (unsigned)e->flags & 1u;
+		if (!sk__key_is_valid(s->key)) {
+			sk__warn("site %p names %p, which is not a key defined "
+				 "with SK_DEFINE_KEY_*; ignoring the site",
+				 (void *)s->code, (void *)s->key);
+			continue;
+		}
+		obj->nsites++;
+	}
+	qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
+	return 0;
+}
+
+struct phdr_search {
+	uintptr_t probe;
+	struct sk__object *obj;
+};
+
+static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct phdr_search *ps = arg;
+	struct sk__object *obj = ps->obj;
+	bool mine = false;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ps->probe >= lo && ps->probe < lo + ph->p_memsz)
+			mine = true;
+	}
+	if (!mine)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    obj->nsegments == SK__MAX_SEGMENTS)
+			continue;
+		struct sk__segment *seg = &obj->segments[obj->nsegments++];
+		seg->lo = info->dlpi_addr + ph->p_vaddr;
+		seg->hi = seg->lo + ph->p_memsz;
+		seg->prot = PROT_EXEC | (ph->p_flags & PF_R ? PROT_READ : 0) |
+			    (ph->p_flags & PF_W ? PROT_WRITE : 0);
+	}
+	return 1;
+}
+
+/* Path and executable segments of the object that holds @probe.  Runs
+ * before the patch lock is taken: dladdr and dl_iterate_phdr take the
+ * dynamic linker's lock, which dlopen holds while our constructors run. */
+static void describe_object(struct sk__object *obj, const void *probe)
+{
+	Dl_info info;
+	struct phdr_search ps = { (uintptr_t)probe, obj };
+
+	if (dladdr(probe, &info) && info.dli_fname)
+		obj->path = strdup(info.dli_fname);
+	if (!obj->path)
+		obj->path = strdup("");
+	dl_iterate_phdr(find_segments, &ps);
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Give the trap handler the addresses of every live site. */
+static void publish_site_index(void)
+{
+	size_t n = 0, k = 0;
+
+	for (struct sk__object *o = sk__objects; o; o = o->next)
+		n += o->nsites;
+	uintptr_t *addrs = n ? malloc(n * sizeof(*addrs)) : NULL;
+	if (n && !addrs) {
+		sk__warn("out of memory indexing sites for the trap handler");
+		return;
+	}
+	for (struct sk__object *o = sk__objects; o; o = o->next)
+		for (size_t i = 0; i < o->nsites; i++)
+			addrs[k++] = o->sites[i].code;
+	qsort(addrs, n, sizeof(*addrs), addr_cmp);
+	sk__trap_set_sites(addrs, n);
+}
+
+static void object_free(struct sk__object *obj)
+{
+	if (!obj)
+		return;
+	free(obj->sites);
+	free(obj->keys);
+	free(obj->path);
+	free(obj);
+}
+
+static struct sk__object *object_build(const struct sk__site_entry *s0,
+				       const struct sk__site_entry *s1,
+				       struct sk_key *const *k0,
+				       struct sk_key *const *k1)
+{
+	struct sk__object *obj = calloc(1, sizeof(*obj));
+	size_t nkeys = k0 && k1 > k0 ? (size_t)(k1 - k0) : 0;
+
+	if (!obj || decode_sites(obj, s0, s1) != 0)
+		goto fail;
+	obj->keys = nkeys ? calloc(nkeys, sizeof(*obj->keys)) : NULL;
+	if (nkeys && !obj->keys)
+		goto fail;
+	for (size_t i = 0; i < nkeys; i++)
+		if (sk__key_is_valid(k0[i]))
+			obj->keys[obj->nkeys++] = k0[i];
+	describe_object(obj, s0 ? (const void *)s0 : (const void *)k0);
+	return obj;
+fail:
+	object_free(obj);
+	return NULL;
+}
+
+SK_API void sk__object_register(struct sk__object_handle *handle,
+				const struct sk__site_entry *sites_start,
+				const struct sk__site_entry *sites_stop,
+				struct sk_key *const *keys_start,
+				struct sk_key *const *keys_stop)
+{
+	if (__atomic_fetch_add(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	sk__runtime_init();
+	if (!sites_start && !keys_start)
+		return;
+	struct sk__object *obj =
+		object_build(sites_start, sites_stop, keys_start, keys_stop);
+	if (!obj) {
+		sk__warn("out of memory registering an object; its sites stay "
+			 "as compiled");
+		return;
+	}
+	if (sk__lock() != 0) {
+		object_free(obj);
+		return;
+	}
+	obj->handle = handle;
+	obj->next = sk__objects;
+	sk__objects = obj;
+	handle->object = obj;
+	publish_site_index();
+	int r = sk__update_object_locked(obj);
+	if (r)
+		sk__warn("could not bring %s's sites in line with their keys "
+			 "(%s)", *obj->path ? obj->path : "the program",
+			 strerror(-r));
+	if (sk__object_added_hook)
+		sk__object_added_hook(obj);
+	sk__unlock();
+}
+
+SK_API void sk__object_unregister(struct sk__object_handle *handle)
+{
+	if (__atomic_sub_fetch(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (!handle->object || sk__lock() != 0)
+		return;
+	struct sk__object *obj = handle->object;
+	for (struct sk__object **pp = &sk__objects; *pp; pp = &(*pp)->next) {
+		if (*pp == obj) {
+			*pp = obj->next;
+			break;
+		}
+	}
+	handle->object = NULL;
+	publish_site_index();
+	sk__unlock();
+	object_free(obj);
+}

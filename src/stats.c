@@ -1,0 +1,127 @@
+/*
+ * src/stats.c - counters and duration histograms.
+ *
+ * Everything is a relaxed atomic add: the trap handler counts from signal
+ * context, and a reader (the control socket, a benchmark) never takes the
+ * patch lock to look.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static uint64_t counters[SK__C_COUNT];
+static struct sk_histogram hists[SK_HIST_COUNT];
+
+static const uint64_t bucket_bound_ns[SK_HIST_BUCKETS] = {
+	1000,	  5000,	    10000,    50000,	 100000,   500000,
+	1000000,  5000000,  10000000, 50000000, 100000000, UINT64_MAX,
+};
+
+static const char *const hist_names[SK_HIST_COUNT] = {
+	"update_latency",
+	"lock_hold",
+	"lock_wait",
+};
+
+void sk__count(enum sk__counter c, uint64_t n)
+{
+	__atomic_fetch_add(&counters[c], n, __ATOMIC_RELAXED);
+}
+
+uint64_t sk__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sk__hist_record(enum sk_hist h, uint64_t ns)
+{
+	struct sk_histogram *hist = &hists[h];
+	int i = 0;
+
+	while (ns >= bucket_bound_ns[i] && i < SK_HIST_BUCKETS - 1)
+		i++;
+	__atomic_fetch_add(&hist->buckets[i], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hist->count, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&hist->sum_ns, ns, __ATOMIC_RELAXED);
+	uint64_t max = __atomic_load_n(&hist->max_ns, __ATOMIC_RELAXED);
+	while (ns > max &&
+	       !__atomic_compare_exchange_n(&hist->max_ns, &max, ns, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static uint64_t load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+SK_API int sk_stats_get(struct sk_stats *out)
+{
+	if (!out)
+		return -EINVAL;
+	out->updates = load(&counters[SK__C_UPDATES]);
+	out->batches = load(&counters[SK__C_BATCHES]);
+	out->sites_written = load(&counters[SK__C_SITES_WRITTEN]);
+	out->text_writes = load(&counters[SK__C_TEXT_WRITES]);
+	out->core_syncs = load(&counters[SK__C_CORE_SYNCS]);
+	out->traps_handled = load(&counters[SK__C_TRAPS_HANDLED]);
+	out->traps_chained = load(&counters[SK__C_TRAPS_CHAINED]);
+	out->update_errors = load(&counters[SK__C_UPDATE_ERRORS]);
+	out->writer = sk__writer_name();
+	out->sync_method = sk__sync_name();
+	return 0;
+}
+
+SK_API void sk_stats_reset(void)
+{
+	for (int i = 0; i < SK__C_COUNT; i++)
+		__atomic_store_n(&counters[i], 0, __ATOMIC_RELAXED);
+	for (int h = 0; h < SK_HIST_COUNT; h++) {
+		uint64_t *words = (uint64_t *)&hists[h];
+		for (size_t i = 0; i < sizeof(hists[h]) / sizeof(uint64_t); i++)
+			__atomic_store_n(&words[i], 0, __ATOMIC_RELAXED);
+	}
+}
+
+SK_API int sk_stats_histogram(int which, struct sk_histogram *out)
+{
+	if (which < 0 || which >= SK_HIST_COUNT || !out)
+		return -EINVAL;
+	const uint64_t *src = (const uint64_t *)&hists[which];
+	uint64_t *dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = load(&src[i]);
+	return 0;
+}
+
+SK_API uint64_t sk_hist_bucket_bound_ns(int i)
+{
+	if (i < 0 || i >= SK_HIST_BUCKETS)
+		return 0;
+	return bucket_bound_ns[i];
+}
+
+SK_API const char *sk_hist_name(int which)
+{
+	if (which < 0 || which >= SK_HIST_COUNT)
+		return NULL;
+	return hist_names[which];
+}
+
+void sk__warn(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "statickeys: %s\n", line);
+}

@@ -1,0 +1,147 @@
+/*
+ * src/sync.c - making every CPU that runs our threads refetch instructions.
+ *
+ * Preferred: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE), Linux
+ * 4.16+.  It interrupts only CPUs currently running this process; threads
+ * that are not running serialise before they next return to user space.
+ * Before Linux 5.11 the caller itself was not serialised, so there we also
+ * serialise the calling CPU.
+ *
+ * Fallback (the technique .NET's FlushProcessWriteBuffers uses): dirty a
+ * private helper page and take its write permission away.  The kernel must
+ * shoot down that TLB entry on every CPU that may be running this address
+ * space, by IPI; returning from the interrupt (IRET) serialises the CPU.
+ *
+ * STATICKEYS_SYNC=membarrier|mprotect forces a method (tests, benchmarks).
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum method { SYNC_MEMBARRIER, SYNC_MPROTECT, SYNC_NONE };
+
+static enum method method = SYNC_NONE;
+static bool caller_needs_serialise;
+static volatile long *helper_page;
+
+static long membarrier(int cmd, unsigned flags)
+{
+	return syscall(__NR_membarrier, cmd, flags, 0);
+}
+
+static bool membarrier_register(void)
+{
+	long mask = membarrier(MEMBARRIER_CMD_QUERY, 0);
+
+	if (mask < 0 || !(mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE))
+		return false;
+	return membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+			  0) == 0;
+}
+
+static bool kernel_before_5_11(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major < 5 || (major == 5 && minor < 11);
+}
+
+static bool mprotect_setup(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return false;
+	/* Locked so the page is never swapped out (a missing PTE needs no
+	 * shootdown, which would silently skip the IPIs). Best effort. */
+	(void)mlock(p, (size_t)page);
+	helper_page = p;
+	return true;
+}
+
+static int mprotect_sync(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = (void *)helper_page;
+
+	if (mprotect(p, page, PROT_READ | PROT_WRITE) != 0)
+		return -errno;
+	/* Dirty the page so its PTE is present and writable: taking write
+	 * access away then requires the TLB flush IPIs we are after. */
+	__atomic_fetch_add(helper_page, 1, __ATOMIC_SEQ_CST);
+	if (mprotect(p, page, PROT_READ) != 0)
+		return -errno;
+	return 0;
+}
+
+void sk__sync_init(void)
+{
+	const char *want = getenv("STATICKEYS_SYNC");
+	bool force_mprotect = want && strcmp(want, "mprotect") == 0;
+
+	caller_needs_serialise = kernel_before_5_11();
+	if (!force_mprotect && membarrier_register()) {
+		method = SYNC_MEMBARRIER;
+		return;
+	}
+	if (mprotect_setup())
+		method = SYNC_MPROTECT;
+}
+
+static int fall_back(void)
+{
+	if (!helper_page && !mprotect_setup())
+		return -ENOSYS;
+	sk__warn("membarrier SYNC_CORE failed; using the mprotect IPI fallback");
+	method = SYNC_MPROTECT;
+	return 0;
+}
+
+int sk__sync_cores(void)
+{
+	int r = -ENOSYS;
+
+	if (method == SYNC_MEMBARRIER) {
+		if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0) == 0)
+			r = 0;
+		else if (errno == EPERM && membarrier_register() &&
+			 membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE,
+				    0) == 0)
+			r = 0; /* registration lost (e.g. after exec tricks) */
+		else if ((r = fall_back()) == 0)
+			r = mprotect_sync();
+	} else if (method == SYNC_MPROTECT) {
+		r = mprotect_sync();
+	}
+	if (r == 0) {
+		if (caller_needs_serialise)
+			sk__arch_serialize_self();
+		sk__count(SK__C_CORE_SYNCS, 1);
+	}
+	return r;
+}
+
+const char *sk__sync_name(void)
+{
+	switch (method) {
+	case SYNC_MEMBARRIER:
+		return "membarrier";
+	case SYNC_MPROTECT:
+		return "mprotect-ipi";
+	default:
+		return "none";
+	}
+}

@@ -1,0 +1,238 @@
+/*
+ * src/trap.c - the SIGTRAP handler that resumes threads caught mid-update.
+ *
+ * While a batch runs, the first byte of each changing site is int3.  A thread
+ * that executes it traps; we look its address up in the batch (binary search
+ * over the address-sorted vector, as the kernel's poke_int3_handler does) and
+ * resume it at the site's *new* destination: the jump target, or the next
+ * instruction.  The handler takes no lock and calls nothing that is not
+ * async-signal-safe.
+ *
+ * Memory the handler reads is protected by a reader count: the handler
+ * increments it before loading a published pointer and decrements it when
+ * done; a writer swaps the pointer, then waits for the count to reach zero
+ * before freeing.  With sequentially consistent operations on both sides, a
+ * handler that loaded the old pointer is counted before the writer looks.
+ *
+ * A SIGTRAP is delivered when the trapping thread next returns to user space,
+ * which can be after its batch retired (the thread was preempted in between).
+ * Such a late trap finds no batch; if the address is a known site whose first
+ * byte is no longer int3, the thread simply re-executes the (now complete)
+ * instruction.  Anything else is not ours and goes to the handler that was
+ * installed before us, or to the default action.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct trap_batch {
+	const struct sk__patch *v;
+	size_t n;
+};
+
+struct site_index {
+	uintptr_t *addrs;
+	size_t n;
+};
+
+static struct trap_batch batch_slot;
+static struct trap_batch *live_batch;
+static struct trap_batch *stuck; /* append-only, never freed */
+static struct site_index *live_sites;
+static unsigned long readers;
+
+static struct sigaction chained; /* what was installed before us */
+
+#ifdef SK_ENABLE_INJECT
+void (*volatile sk__inject_hook)(int point);
+#endif
+
+static const struct sk__patch *batch_find(const struct trap_batch *b,
+					  uintptr_t addr)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->v[mid].addr == addr)
+			return &b->v[mid];
+		if (b->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static bool index_has(const struct site_index *s, uintptr_t addr)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->addrs[mid] == addr)
+			return true;
+		if (s->addrs[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Where to resume a thread that trapped at @addr, or 0 if not ours. */
+static uintptr_t resolve(uintptr_t addr)
+{
+	uintptr_t resume = 0;
+
+	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
+	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
+	const struct sk__patch *p = b ? batch_find(b, addr) : NULL;
+	struct trap_batch *st = __atomic_load_n(&stuck, __ATOMIC_SEQ_CST);
+	if (!p && st)
+		p = batch_find(st, addr);
+	if (p) {
+		resume = p->dest;
+	} else {
+		struct site_index *s =
+			__atomic_load_n(&live_sites, __ATOMIC_SEQ_CST);
+		if (s && index_has(s, addr) &&
+		    *(volatile unsigned char *)addr != sk__arch_trap_byte)
+			resume = addr; /* late trap: re-run the new insn */
+	}
+	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
+	return resume;
+}
+
+static void chain(int sig, siginfo_t *info, void *uc)
+{
+	sk__count(SK__C_TRAPS_CHAINED, 1);
+	if (chained.sa_flags & SA_SIGINFO) {
+		if (chained.sa_sigaction) {
+			chained.sa_sigaction(sig, info, uc);
+			return;
+		}
+	} else if (chained.sa_handler == SIG_IGN) {
+		return;
+	} else if (chained.sa_handler != SIG_DFL) {
+		chained.sa_handler(sig);
+		return;
+	}
+	/* Default action: restore it and re-raise.  The signal is blocked while
+	 * we run, so it is delivered (and kills with a core) as we return. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void trap_handler(int sig, siginfo_t *info, void *uc)
+{
+	int saved_errno = errno;
+	uintptr_t addr = sk__arch_trap_address(info, uc);
+	uintptr_t resume = addr ? resolve(addr) : 0;
+
+	if (resume) {
+		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
+		sk__arch_set_pc(uc, resume);
+		sk__count(SK__C_TRAPS_HANDLED, 1);
+	} else {
+		chain(sig, info, uc);
+	}
+	errno = saved_errno;
+}
+
+int sk__trap_install(void)
+{
+	struct sigaction cur;
+
+	if (sigaction(SIGTRAP, NULL, &cur) != 0)
+		return -errno;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+		return 0;
+	/* First install, or the program replaced us since: chain to whatever
+	 * is there now, so its own breakpoints keep reaching it. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	chained = cur;
+	if (sigaction(SIGTRAP, &sa, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+static void wait_for_readers(void)
+{
+	while (__atomic_load_n(&readers, __ATOMIC_SEQ_CST) != 0)
+		sched_yield();
+}
+
+void sk__trap_publish(const struct sk__patch *v, size_t n)
+{
+	batch_slot.v = v;
+	batch_slot.n = n;
+	__atomic_store_n(&live_batch, &batch_slot, __ATOMIC_SEQ_CST);
+}
+
+void sk__trap_retire(void)
+{
+	__atomic_store_n(&live_batch, NULL, __ATOMIC_SEQ_CST);
+	wait_for_readers();
+}
+
+static int patch_cmp(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct sk__patch *)a)->addr;
+	uintptr_t y = ((const struct sk__patch *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+void sk__trap_add_stuck(const struct sk__patch *v, size_t n)
+{
+	struct trap_batch *old = stuck;
+	size_t had = old ? old->n : 0;
+	struct trap_batch *next = malloc(sizeof(*next));
+	struct sk__patch *all = malloc((had + n) * sizeof(*all));
+
+	if (!next || !all) {
+		free(next);
+		free(all);
+		return;
+	}
+	if (had)
+		memcpy(all, old->v, had * sizeof(*all));
+	memcpy(all + had, v, n * sizeof(*all));
+	qsort(all, had + n, sizeof(*all), patch_cmp);
+	next->v = all;
+	next->n = had + n;
+	/* The old table is deliberately leaked: a handler may be reading it
+	 * and this path is taken at most a handful of times. */
+	__atomic_store_n(&stuck, next, __ATOMIC_SEQ_CST);
+}
+
+void sk__trap_set_sites(uintptr_t *addrs, size_t n)
+{
+	struct site_index *next = NULL;
+
+	if (addrs) {
+		next = malloc(sizeof(*next));
+		if (!next) {
+			free(addrs);
+		} else {
+			next->addrs = addrs;
+			next->n = n;
+		}
+	}
+	struct site_index *old =
+		__atomic_exchange_n(&live_sites, next, __ATOMIC_SEQ_CST);
+	wait_for_readers();
+	if (old) {
+		free(old->addrs);
+		free(old);
+	}
+}

@@ -1,0 +1,217 @@
+/*
+ * src/writer.c - writing code bytes.
+ *
+ * procmem (default): pwrite() to /proc/self/mem.  The kernel writes through
+ * its own mapping of the page (FOLL_FORCE), so our code pages are never
+ * mapped writable: W^X holds at all times.  A pwrite costs about the same for
+ * 1 byte as for 4 KiB, so the patch engine hands us spans that cover many
+ * sites at once.
+ *
+ * mprotect: make the touched pages read+write+execute for one batch, write
+ * with memcpy, restore the segment's protection.  Execute permission is kept
+ * throughout because other threads may be running those very pages.  Fast
+ * for large batches; refused where RWX mappings are forbidden (SELinux
+ * execmem, some seccomp policies).
+ *
+ * The choice is probed once, on first use: the preferred writer writes a
+ * byte of our own code with its current value; if that fails the other one
+ * is tried, and if both fail updates return -EPERM.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "statickeys/config.h"
+
+enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
+	      W_NONE = -1, W_UNPROBED = -2 };
+
+static int current = W_UNPROBED;
+static int mem_fd = -1;
+static size_t page_size;
+
+/* A few bytes of our own code to probe writers on (never executed). */
+__attribute__((noinline, used)) static void probe_target(void)
+{
+	__asm__ __volatile__("nop; nop; nop; nop");
+}
+
+static uintptr_t page_of(uintptr_t a)
+{
+	return a & ~(uintptr_t)(page_size - 1);
+}
+
+static int procmem_open(void)
+{
+	if (mem_fd >= 0)
+		return 0;
+	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	return mem_fd >= 0 ? 0 : -errno;
+}
+
+static int procmem_write(uintptr_t addr, const void *src, size_t len)
+{
+	int r = procmem_open();
+
+	if (r)
+		return r;
+	ssize_t n = pwrite(mem_fd, src, len, (off_t)addr);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? -errno : -EIO;
+}
+
+static int set_prot(uintptr_t addr, size_t len, int prot)
+{
+	uintptr_t lo = page_of(addr);
+	uintptr_t hi = page_of(addr + len - 1) + page_size;
+
+	return mprotect((void *)lo, hi - lo, prot) == 0 ? 0 : -errno;
+}
+
+static int probe(int w)
+{
+	uintptr_t a = (uintptr_t)&probe_target;
+	unsigned char byte = *(volatile unsigned char *)a;
+
+	if (w == W_PROCMEM)
+		return procmem_write(a, &byte, 1);
+	int r = set_prot(a, 1, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (r == 0)
+		r = set_prot(a, 1, PROT_READ | PROT_EXEC);
+	return r;
+}
+
+static const char *name_of(int w)
+{
+	return w == W_PROCMEM ? "procmem" : w == W_MPROTECT ? "mprotect"
+							   : "none";
+}
+
+int sk__writer_ready(void)
+{
+	if (current != W_UNPROBED)
+		return current == W_NONE ? -EPERM : 0;
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	const char *env = getenv("STATICKEYS_WRITER");
+	int want = W_PROCMEM;
+	if (env && strcmp(env, "mprotect") == 0)
+		want = W_MPROTECT;
+	else if (env && *env && strcmp(env, "procmem") != 0)
+		sk__warn("STATICKEYS_WRITER=%s is not procmem or mprotect; "
+			 "using procmem", env);
+	int r = probe(want);
+	if (r == 0) {
+		current = want;
+		return 0;
+	}
+	int other = want == W_PROCMEM ? W_MPROTECT : W_PROCMEM;
+	int r2 = probe(other);
+	if (r2 == 0) {
+		sk__warn("writer %s unavailable (%s); using %s", name_of(want),
+			 strerror(-r), name_of(other));
+		current = other;
+		return 0;
+	}
+	sk__warn("cannot write code: /proc/self/mem (%s) and mprotect RWX (%s) "
+		 "both refused; key updates will fail with EPERM",
+		 strerror(want == W_PROCMEM ? -r : -r2),
+		 strerror(want == W_PROCMEM ? -r2 : -r));
+	current = W_NONE;
+	return -EPERM;
+}
+
+SK_API int sk_config_set_writer(int writer)
+{
+	if (writer != W_PROCMEM && writer != W_MPROTECT)
+		return -EINVAL;
+	int r = sk__lock();
+	if (r)
+		return r;
+	if (current == W_UNPROBED)
+		(void)sk__writer_ready();
+	r = probe(writer);
+	if (r == 0)
+		current = writer;
+	else
+		r = -ENOTSUP;
+	sk__unlock();
+	return r;
+}
+
+/* Apply @prot to every page the spans touch (adjacent spans share pages). */
+static int protect_spans(const struct sk__span *spans, size_t n, bool open)
+{
+	uintptr_t done_hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t lo = page_of(spans[i].addr);
+		uintptr_t hi = page_of(spans[i].addr + spans[i].len - 1) +
+			       page_size;
+		if (lo < done_hi)
+			lo = done_hi;
+		if (lo >= hi)
+			continue;
+		int base = spans[i].segment ? spans[i].segment->prot
+					    : PROT_READ | PROT_EXEC;
+		int r = set_prot(lo, hi - lo, open ? base | PROT_WRITE | PROT_EXEC
+						   : base);
+		if (r)
+			return r;
+		done_hi = hi;
+	}
+	return 0;
+}
+
+int sk__writer_begin(const struct sk__span *spans, size_t n)
+{
+	if (current != W_MPROTECT)
+		return 0;
+	int r = protect_spans(spans, n, true);
+	if (r)
+		(void)protect_spans(spans, n, false);
+	return r;
+}
+
+int sk__writer_end(const struct sk__span *spans, size_t n)
+{
+	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;
+}
+
+int sk__writer_write(const struct sk__span *spans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (current == W_MPROTECT) {
+			/* volatile byte stores: the compiler may not merge or
+			 * reorder them into something wider than we expect */
+			volatile unsigned char *dst =
+				(volatile unsigned char *)spans[i].addr;
+			for (size_t j = 0; j < spans[i].len; j++)
+				if (dst[j] != spans[i].bytes[j])
+					dst[j] = spans[i].bytes[j];
+		} else {
+			int r = procmem_write(spans[i].addr, spans[i].bytes,
+					      spans[i].len);
+			if (r)
+				return r;
+		}
+		sk__count(SK__C_TEXT_WRITES, 1);
+	}
+	return 0;
+}
+
+const char *sk__writer_name(void)
+{
+	return current == W_UNPROBED ? "unprobed" : name_of(current);
+}
+
+void sk__writer_after_fork_child(void)
+{
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = -1;
+}

@@ -22,5 +22,6 @@
 #include "statickeys/branch.h"
 #include "statickeys/stats.h"
 #include "statickeys/config.h"
+#include "statickeys/commit.h"
 
 #endif /* STATICKEYS_H */

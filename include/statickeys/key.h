@@ -126,11 +126,13 @@ static inline struct sk_key *sk__untyped(struct sk_key *k) { return k; }
 static inline const struct sk_key *sk__untyped(const struct sk_key *k) { return k; }
 #define SK__UNTYPED(x) sk__untyped(x)
 #else
+/* A pointer to a struct converts to a pointer to its first member (C11
+ * 6.7.2.1p15); _Generic only decides which types are accepted. */
 #define SK__UNTYPED(x)                                                       \
 	_Generic((x),                                                        \
-		struct sk_key_true *: &((struct sk_key_true *)(x))->key,    \
-		struct sk_key_false *: &((struct sk_key_false *)(x))->key,  \
-		struct sk_key *: (x))
+		struct sk_key_true *: (struct sk_key *)(void *)(x),          \
+		struct sk_key_false *: (struct sk_key *)(void *)(x),         \
+		struct sk_key *: (struct sk_key *)(void *)(x))
 #endif
 
 /**

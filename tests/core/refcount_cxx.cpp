@@ -1,0 +1,2 @@
+// Reference-count semantics compiled as C++.
+#include "refcount.c"

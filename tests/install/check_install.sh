@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# check_install.sh BUILD_DIR SRC_DIR - install into a fresh prefix, then build
+# and run a program through pkg-config and another through find_package().
+set -eu
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log"
+pc=$(find "$prefix" -name statickeys.pc | head -n 1)
+[ -n "$pc" ] || { echo "statickeys.pc was not installed"; exit 1; }
+libdir=$(dirname "$(dirname "$pc")")
+
+# 1. pkg-config, exactly as the README says.
+export PKG_CONFIG_PATH=$(dirname "$pc")
+cc "$src/tests/install/consumer.c" $(pkg-config --cflags --libs statickeys) \
+	-Wl,-rpath,"$libdir" -o "$tmp/consumer_pc"
+"$tmp/consumer_pc"
+
+# 2. CMake: find_package(statickeys) gives statickeys::statickeys.
+cmake -S "$src/tests/install/cmake_consumer" -B "$tmp/cm" \
+	-DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cm.log" \
+	|| { cat "$tmp/cm.log"; exit 1; }
+cmake --build "$tmp/cm" >"$tmp/cmb.log" || { cat "$tmp/cmb.log"; exit 1; }
+"$tmp/cm/consumer"
+
+# 3. The static library, linked without -lpthread/-ldl of our own.
+cc "$src/tests/install/consumer.c" -I"$prefix/include" \
+	"$libdir/libstatickeys.a" -lpthread -ldl -o "$tmp/consumer_static"
+"$tmp/consumer_static"
+echo "3 passed, 0 failed"

@@ -15,15 +15,23 @@
  * The "?" section flag puts the entry in the same COMDAT group as the code,
  * so a C++ inline function's discarded copies take their entries with them.
  *
- * The key operand uses the "X" constraint with the %p modifier: "i" is refused
- * for symbol addresses in -fPIC code, while "X" lets the symbol through as a
- * plain name.  A non-constant key (a pointer variable) makes the assembler
+ * The key operand must print as a bare symbol name even in -fPIC code, where
+ * gcc refuses "i" for symbol addresses: gcc takes "X" with the %p modifier,
+ * clang takes "s" with %c (and rejects %p on "X").  A non-constant key (a pointer variable) makes the assembler
  * fail on ".long %reg@GOTPCREL": keys must be global objects, as in the kernel.
  */
 #ifndef STATICKEYS_ARCH_X86_64_H
 #define STATICKEYS_ARCH_X86_64_H
 
 #define SK__ARCH_SITE_SIZE 5
+
+#ifdef __clang__
+#define SK__KEY_CONSTRAINT "s"
+#define SK__KEY_OPERAND "%c0"
+#else
+#define SK__KEY_CONSTRAINT "X"
+#define SK__KEY_OPERAND "%p0"
+#endif
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
 	__extension__({                                                      \
@@ -39,10 +47,10 @@
 			     ".pushsection sk_sites, \"a?\"\n\t"             \
 			     ".balign 4\n\t"                                 \
 			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long %p0@GOTPCREL, %c1\n\t"                   \
+			     ".long " SK__KEY_OPERAND "@GOTPCREL, %c1\n\t"                   \
 			     ".popsection"                                   \
 			     :                                               \
-			     : "X"(keyp), "i"(branch), "i"(jump)             \
+			     : SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump)             \
 			     :                                               \
 			     : sk__l_yes);                                   \
 		sk__taken = 0;                                               \

@@ -1,0 +1,6 @@
+#include "comdat_inline.h"
+
+bool comdat_site_from_other_file()
+{
+	return comdat_site();
+}

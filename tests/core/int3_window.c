@@ -14,11 +14,10 @@
 
 #include "../../src/internal.h"
 #include "../check.h"
+#include "../repeat.h"
 
 SK_DEFINE_KEY_FALSE(window_key);
 
-#define REP4(x) x x x x
-#define REP16(x) REP4(REP4(x))
 #define NSITES 32
 
 __attribute__((noinline)) static int sites_on(void)

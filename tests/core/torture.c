@@ -25,11 +25,9 @@
 #include <statickeys.h>
 
 #include "../check.h"
+#include "../repeat.h"
 
 #define NKEYS 8
-#define REP4(x) x x x x
-#define REP16(x) REP4(REP4(x))
-#define REP256(x) REP16(REP16(x))
 #define SITES_PER_KEY 512
 
 SK_DEFINE_KEY_TRUE(k0);

@@ -56,13 +56,21 @@ extern struct sk_key *const __stop_sk_keys[]
 __attribute__((weak, visibility("hidden"))) struct sk__object_handle
 	sk__this_object;
 
-__attribute__((constructor, used)) static void sk__object_ctor(void)
+/*
+ * Priority 101, the first one not reserved for the C library: the object's
+ * sites must show their keys' current states before any ordinary
+ * constructor of the object runs one of them, including constructors in
+ * files that do not include this header, which may come first in link order.
+ * The destructor, by the same number, runs after the object's ordinary
+ * destructors, so they too still find the sites registered.
+ */
+__attribute__((constructor(101), used)) static void sk__object_ctor(void)
 {
 	sk__object_register(&sk__this_object, __start_sk_sites,
 			    __stop_sk_sites, __start_sk_keys, __stop_sk_keys);
 }
 
-__attribute__((destructor, used)) static void sk__object_dtor(void)
+__attribute__((destructor(101), used)) static void sk__object_dtor(void)
 {
 	sk__object_unregister(&sk__this_object);
 }

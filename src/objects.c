@@ -6,14 +6,32 @@
  * unregisters from its destructors, which the dynamic linker runs before it
  * unmaps the object.  Unregistering takes the patch lock, so it waits for any
  * batch that may be writing into the object, and it removes the object's
- * sites from the trap handler's index (waiting out readers) before returning.
+ * sites from the trap handler's index (waiting out readers) before returning:
+ * no update writes into the object and no trap is resolved against it once
+ * its memory can go away.
  *
  * A key may have sites in any object: the entry names the key through the
  * object's GOT, so the dynamic linker resolves it wherever it is defined.
  * Like the kernel's modules, an object registered after some of its keys
  * changed is patched before its constructors finish, i.e. before dlopen()
- * returns.  The dynamic linker keeps an object whose keys others reference
- * loaded for as long as they are, so a key never disappears under its sites.
+ * returns.  Registration runs from priority-101 constructors, before the
+ * object's ordinary constructors can run a site.
+ *
+ * Keys that live in unloadable objects follow the dynamic linker's rule,
+ * which matches the kernel's for modules: an object whose GOT binds to a
+ * symbol of a dlopen'd object makes glibc keep that object loaded for as
+ * long as the user is (a "relocation dependency"), so a key never goes away
+ * while sites in another object still name it; dlclose() of the key's own
+ * handle then only drops a reference.  When the last user goes, the key and
+ * every site naming it go in the same dlclose().  An unloaded key is gone
+ * from the registry (names, introspection); a plugin loaded again starts
+ * from its keys' initial states.
+ *
+ * Lock order: the dynamic linker's lock, then the patch lock.  dlopen() and
+ * dlclose() hold the former while running our constructors and destructors,
+ * which take the latter; so nothing may call into the dynamic linker
+ * (dladdr, dl_iterate_phdr, dlopen, dlsym) while holding the patch lock,
+ * which is why an object is described before the lock is taken.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -70,6 +88,12 @@ const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 	return NULL;
 }
 
+/* The object's file for messages: the main program's path may be "". */
+static const char *display_name(const struct sk__object *obj)
+{
+	return obj->path && *obj->path ? obj->path : "the program";
+}
+
 static int decode_sites(struct sk__object *obj,
 			const struct sk__site_entry *start,
 			const struct sk__site_entry *stop)
@@ -88,10 +112,17 @@ static int decode_sites(struct sk__object *obj,
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
 		s->key = *slot;
 		s->branch = (unsigned)e->flags & 1u;
+		if (!s->key) {
+			sk__warn("site %p in %s names an undefined weak key; it "
+				 "keeps its compiled direction", (void *)s->code,
+				 display_name(obj));
+			continue;
+		}
 		if (!sk__key_is_valid(s->key)) {
-			sk__warn("site %p names %p, which is not a key defined "
-				 "with SK_DEFINE_KEY_*; ignoring the site",
-				 (void *)s->code, (void *)s->key);
+			sk__warn("site %p in %s names %p, which is not a key "
+				 "defined with SK_DEFINE_KEY_*; ignoring the site",
+				 (void *)s->code, display_name(obj),
+				 (void *)s->key);
 			continue;
 		}
 		obj->nsites++;
@@ -158,7 +189,13 @@ static int addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Give the trap handler the addresses of every live site. */
+/*
+ * Give the trap handler the addresses of every live site; returns once no
+ * handler can still be reading the previous index.  Without memory for the
+ * new index the handler gets none at all rather than a stale one that may
+ * name an unloaded object's code: a late trap is then passed on to the
+ * previous SIGTRAP handler, a trap during a batch is still resolved.
+ */
 static void publish_site_index(void)
 {
 	size_t n = 0, k = 0;
@@ -168,6 +205,7 @@ static void publish_site_index(void)
 	uintptr_t *addrs = n ? malloc(n * sizeof(*addrs)) : NULL;
 	if (n && !addrs) {
 		sk__warn("out of memory indexing sites for the trap handler");
+		sk__trap_set_sites(NULL, 0);
 		return;
 	}
 	for (struct sk__object *o = sk__objects; o; o = o->next)
@@ -195,7 +233,10 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 	struct sk__object *obj = calloc(1, sizeof(*obj));
 	size_t nkeys = k0 && k1 > k0 ? (size_t)(k1 - k0) : 0;
 
-	if (!obj || decode_sites(obj, s0, s1) != 0)
+	if (!obj)
+		return NULL;
+	describe_object(obj, s0 ? (const void *)s0 : (const void *)k0);
+	if (!obj->path || decode_sites(obj, s0, s1) != 0)
 		goto fail;
 	obj->keys = nkeys ? calloc(nkeys, sizeof(*obj->keys)) : NULL;
 	if (nkeys && !obj->keys)
@@ -203,7 +244,6 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 	for (size_t i = 0; i < nkeys; i++)
 		if (sk__key_is_valid(k0[i]))
 			obj->keys[obj->nkeys++] = k0[i];
-	describe_object(obj, s0 ? (const void *)s0 : (const void *)k0);
 	return obj;
 fail:
 	object_free(obj);
@@ -240,8 +280,7 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 	int r = sk__update_object_locked(obj);
 	if (r)
 		sk__warn("could not bring %s's sites in line with their keys "
-			 "(%s)", *obj->path ? obj->path : "the program",
-			 strerror(-r));
+			 "(%s)", display_name(obj), strerror(-r));
 	if (sk__object_added_hook)
 		sk__object_added_hook(obj);
 	sk__unlock();
@@ -251,9 +290,17 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 {
 	if (__atomic_sub_fetch(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	if (!handle->object || sk__lock() != 0)
-		return;
 	struct sk__object *obj = handle->object;
+	if (!obj)
+		return;
+	if (sk__lock() != 0) {
+		/* Only a thread already inside an update gets here (a destructor
+		 * run from a signal handler or an update hook); unlinking the
+		 * object under that update's feet would be worse. */
+		sk__warn("%s is unloading from inside a key update; its sites "
+			 "stay registered", display_name(obj));
+		return;
+	}
 	for (struct sk__object **pp = &sk__objects; *pp; pp = &(*pp)->next) {
 		if (*pp == obj) {
 			*pp = obj->next;

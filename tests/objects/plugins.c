@@ -19,6 +19,8 @@
  *	initial state when the plugin is loaded again.
  * constructor_flips_key: key updates from a plugin's constructor and
  *	destructor (inside dlopen/dlclose) reach every object.
+ * weak_key_undefined: sites of an undefined weak key keep their compiled
+ *	direction; the plugin's other sites follow their keys.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -317,6 +319,22 @@ static void constructor_flips_key(void)
 	      "the program's and libraries' sites are off again");
 }
 
+static void weak_key_undefined(void)
+{
+	CHECK(sk_key_enable(&exe_key_false) == 0, "enable exe_key_false");
+	void *h = load(SKO_WEAK, RTLD_NOW | RTLD_LOCAL);
+	sko_probe_fn probe = (sko_probe_fn)sym(h, SKO_PLUGIN_PROBE);
+	if (!probe)
+		return;
+	CHECK(probe(SKO_PLUGIN) == PROBE_OFF,
+	      "sites of the undefined weak key show their compiled direction");
+	CHECK(probe(SKO_EXE_FALSE) == PROBE_ON,
+	      "the plugin's other sites were patched at load");
+	CHECK(sk_key_disable(&exe_key_false) == 0, "disable exe_key_false");
+	CHECK(probe(SKO_EXE_FALSE) == PROBE_OFF, "and follow their key");
+	unload(h, SKO_WEAK);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -330,6 +348,7 @@ static const struct {
 	{ "dlclose_removes_sites", dlclose_removes_sites },
 	{ "reload_starts_from_initial_key", reload_starts_from_initial_key },
 	{ "constructor_flips_key", constructor_flips_key },
+	{ "weak_key_undefined", weak_key_undefined },
 };
 
 int main(int argc, char **argv)

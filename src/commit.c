@@ -28,8 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "statickeys/commit.h"
+#include "control_plane.h"
 
 /* One key of a commit after de-duplication, with what was done to it. */
 struct commit_item {
@@ -139,7 +138,7 @@ static int commit_locked(struct commit_item *v, size_t m)
 	return r;
 }
 
-SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
+int sk__commit_locked(const struct sk_key_change *changes, size_t n)
 {
 	struct commit_item *v = NULL;
 
@@ -148,18 +147,24 @@ SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
 	if (!changes)
 		return -EINVAL;
 	long m = collect(changes, n, &v);
-	if (m < 0)
-		return (int)m;
+	int r = m < 0 ? (int)m : commit_locked(v, (size_t)m);
+	if (r < 0)
+		sk__count(SK__C_UPDATE_ERRORS, 1);
+	free(v);
+	return r;
+}
+
+SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
+{
+	if (n == 0)
+		return 0;
 	uint64_t t0 = sk__now_ns();
 	sk__runtime_init();
 	int r = sk__lock();
 	if (r == 0) {
-		r = commit_locked(v, (size_t)m);
+		r = sk__commit_locked(changes, n);
 		sk__unlock();
 		sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
 	}
-	if (r < 0)
-		sk__count(SK__C_UPDATE_ERRORS, 1);
-	free(v);
 	return r;
 }

@@ -1,0 +1,85 @@
+/*
+ * statickeys/control.h - the control socket: see and flip keys from outside.
+ *
+ *	sk_control_start(NULL);        // or run with STATICKEYS_CONTROL=1
+ *	$ skctl -p PID list
+ *	$ skctl -p PID set tracing=1 fast_path=0
+ *
+ * The server is opt-in.  It is one thread serving a Unix stream socket of
+ * mode 0600; it asks the kernel who each client is (SO_PEERCRED) and refuses
+ * any uid other than the process's own and root's.  Requests are lines of
+ * text, replies are one line of JSON each:
+ *
+ *	list                      every key: name, state, count, sites ...
+ *	get NAME                  one key
+ *	enable NAME...            one commit turning the keys on
+ *	disable NAME...           one commit turning the keys off
+ *	set NAME=0|1...           one commit, each key to its state
+ *	stats                     counters and histograms
+ *	help                      the requests above
+ *
+ * The server never holds the patch lock while it reads or writes the
+ * socket, serves at most SK_CONTROL_MAX_CLIENTS clients at a time (others
+ * are told so and disconnected), bounds each request to
+ * SK_CONTROL_MAX_REQUEST bytes and drops a client that makes no progress
+ * for SK_CONTROL_IDLE_SECONDS: a slow or stuck client costs the program
+ * nothing but a file descriptor.  The server does not survive fork().
+ */
+#ifndef STATICKEYS_CONTROL_H
+#define STATICKEYS_CONTROL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "statickeys/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SK_CONTROL_MAX_CLIENTS 4
+#define SK_CONTROL_MAX_REQUEST 4096
+#define SK_CONTROL_IDLE_SECONDS 30
+
+/**
+ * sk_control_start() - start serving the control socket.
+ * @path: where to create the socket, or NULL for the default path (see
+ *        sk_control_default_path() with this process's pid and
+ *        $XDG_RUNTIME_DIR).  A stale socket left at @path is replaced;
+ *        a live one is not.
+ *
+ * Return: 0; -EALREADY if the server runs; -EADDRINUSE if another process
+ * serves @path; -ENAMETOOLONG; other errors from socket(2), bind(2),
+ * pthread_create(3).
+ */
+SK_API int sk_control_start(const char *path);
+
+/**
+ * sk_control_stop() - stop the server, remove its socket (and the private
+ * directory it created for it).  Return: 0, or -ESRCH if it was not running.
+ */
+SK_API int sk_control_stop(void);
+
+/**
+ * sk_control_socket_path() - copy the path being served into @buf.
+ * Return: 0, -ESRCH if the server is not running, -ENAMETOOLONG.
+ */
+SK_API int sk_control_socket_path(char *buf, size_t len);
+
+/**
+ * sk_control_default_path() - the default socket path of process @pid.
+ * @runtime_dir: that process's $XDG_RUNTIME_DIR, or NULL/"" when unset.
+ *
+ * The rule: "$XDG_RUNTIME_DIR/statickeys-PID.sock" when the runtime
+ * directory is set, otherwise "/tmp/statickeys-PID/control.sock" inside a
+ * directory of mode 0700 that the process creates for it.
+ * Return: 0 or -ENAMETOOLONG.
+ */
+SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,
+				   char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STATICKEYS_CONTROL_H */

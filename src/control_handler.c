@@ -1,0 +1,259 @@
+/*
+ * src/control_handler.c - carrying out one control request.
+ *
+ * A request that changes keys resolves its names and commits the changes
+ * under one hold of the patch lock: between looking a name up and flipping
+ * its key, no object can be dlclose'd and no key can disappear.  Everything
+ * else (formatting JSON, talking to the socket) happens without the lock.
+ * A request naming an unknown or ambiguous key changes nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_plane.h"
+#include "statickeys/registry.h"
+#include "statickeys/stats.h"
+
+static const char help_text[] =
+	"list | get NAME | enable NAME... | disable NAME... | "
+	"set NAME=0|1... | stats | help";
+
+static void reply_error(struct sk__json *j, int err, const char *msg)
+{
+	sk__json_reset(j);
+	sk__json_raw(j, "{\"ok\":false,\"errno\":");
+	sk__json_printf(j, "%d,\"error\":", err);
+	sk__json_str(j, msg, strlen(msg));
+	sk__json_raw(j, "}\n");
+}
+
+static void key_json(struct sk__json *j, const struct sk_key_info *k)
+{
+	sk__json_raw(j, "{\"name\":");
+	sk__json_str(j, k->name, strlen(k->name));
+	sk__json_raw(j, ",\"identifier\":");
+	sk__json_str(j, k->identifier, strlen(k->identifier));
+	sk__json_raw(j, ",\"description\":");
+	sk__json_str(j, k->description, strlen(k->description));
+	sk__json_raw(j, ",\"object\":");
+	sk__json_str(j, k->object, strlen(k->object));
+	sk__json_printf(j, ",\"enabled\":%s,\"initial\":%s,\"count\":%d,"
+			   "\"sites\":%zu,\"objects\":%zu}",
+			k->enabled ? "true" : "false",
+			k->initial ? "true" : "false", k->count, k->nsites,
+			k->nobjects);
+}
+
+static void do_list(struct sk__json *j)
+{
+	struct sk_key_info *v;
+	size_t n;
+	int r = sk_keys_snapshot(&v, &n);
+
+	if (r) {
+		reply_error(j, -r, "could not read the keys");
+		return;
+	}
+	sk__json_raw(j, "{\"ok\":true,\"keys\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			sk__json_raw(j, ",");
+		key_json(j, &v[i]);
+	}
+	sk__json_raw(j, "]}\n");
+	sk_keys_snapshot_free(v);
+}
+
+static void do_get(struct sk__json *j, const struct sk__arg *a)
+{
+	char name[SK__MAX_NAME + 1];
+	struct sk_key_info info, *storage;
+
+	memcpy(name, a->name, a->len);
+	name[a->len] = '\0';
+	int r = sk_key_info_get(name, &info, &storage);
+	if (r) {
+		reply_error(j, -r, r == -EEXIST ? "several objects define a key "
+						  "of that name; qualify it "
+						  "as FILE:NAME"
+						: "no key of that name");
+		return;
+	}
+	sk__json_raw(j, "{\"ok\":true,\"key\":");
+	key_json(j, &info);
+	sk__json_raw(j, "}\n");
+	sk_keys_snapshot_free(storage);
+}
+
+/* Resolve every name of @req against @v into @changes.
+ * Return: 0, or -ENOENT / -EEXIST with the offending argument in *@bad. */
+static int resolve(const struct sk__request *req, const struct sk_key_info *v,
+		   size_t n, struct sk_key_change *changes, size_t *bad)
+{
+	char name[SK__MAX_NAME + 1];
+
+	for (size_t i = 0; i < req->nargs; i++) {
+		memcpy(name, req->args[i].name, req->args[i].len);
+		name[req->args[i].len] = '\0';
+		long k = sk__keys_lookup(v, n, name);
+		if (k < 0) {
+			*bad = i;
+			return (int)k;
+		}
+		changes[i] = (struct sk_key_change){ v[k].key, req->args[i].on };
+	}
+	return 0;
+}
+
+/* Under the lock: look the names up and commit.  *@bad as resolve(). */
+static int commit_names(const struct sk__request *req, size_t *bad)
+{
+	struct sk_key_change changes[SK__MAX_ARGS];
+	struct sk_key_info *v = NULL;
+	size_t n;
+	uint64_t t0 = sk__now_ns();
+
+	sk__runtime_init();
+	int r = sk__lock();
+	if (r)
+		return r;
+	r = sk__keys_snapshot_locked(&v, &n);
+	if (r == 0)
+		r = resolve(req, v, n, changes, bad);
+	if (r == 0)
+		r = sk__commit_locked(changes, req->nargs);
+	sk__unlock();
+	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	free(v);
+	return r;
+}
+
+static void change_error(struct sk__json *j, const struct sk__request *req,
+			 int r, size_t bad)
+{
+	char msg[SK__MAX_NAME + 160];
+	const struct sk__arg *a = &req->args[bad];
+
+	if (r == -ENOENT || r == -EEXIST)
+		snprintf(msg, sizeof(msg), "%s '%.*s'; nothing changed",
+			 r == -ENOENT ? "no key named"
+				      : "ambiguous (qualify as FILE:NAME):",
+			 (int)a->len, a->name);
+	else if (r == -EBUSY)
+		snprintf(msg, sizeof(msg), "a key to disable holds several "
+			 "references (sk_key_inc); nothing changed");
+	else if (r == -EINVAL)
+		snprintf(msg, sizeof(msg), "a key is named twice with different "
+			 "states; nothing changed");
+	else
+		snprintf(msg, sizeof(msg), "update failed (%s); nothing changed",
+			 strerror(-r));
+	reply_error(j, -r, msg);
+}
+
+static void do_change(struct sk__json *j, const struct sk__request *req)
+{
+	size_t bad = 0;
+	int r = commit_names(req, &bad);
+
+	if (r) {
+		change_error(j, req, r, bad);
+		return;
+	}
+	sk__json_raw(j, "{\"ok\":true,\"changed\":[");
+	for (size_t i = 0; i < req->nargs; i++) {
+		sk__json_raw(j, i ? ",{\"name\":" : "{\"name\":");
+		sk__json_str(j, req->args[i].name, req->args[i].len);
+		sk__json_printf(j, ",\"enabled\":%s}",
+				req->args[i].on ? "true" : "false");
+	}
+	sk__json_raw(j, "]}\n");
+}
+
+static void histogram_json(struct sk__json *j, int which)
+{
+	struct sk_histogram h;
+
+	sk_stats_histogram(which, &h);
+	sk__json_printf(j, "\"%s\":{\"count\":%llu,\"sum_ns\":%llu,"
+			   "\"max_ns\":%llu,\"buckets\":[",
+			sk_hist_name(which), (unsigned long long)h.count,
+			(unsigned long long)h.sum_ns,
+			(unsigned long long)h.max_ns);
+	for (int b = 0; b < SK_HIST_BUCKETS; b++) {
+		uint64_t le = sk_hist_bucket_bound_ns(b);
+		if (b == SK_HIST_BUCKETS - 1)
+			sk__json_raw(j, ",{\"le_ns\":null");
+		else
+			sk__json_printf(j, "%s{\"le_ns\":%llu", b ? "," : "",
+					(unsigned long long)le);
+		sk__json_printf(j, ",\"count\":%llu}",
+				(unsigned long long)h.buckets[b]);
+	}
+	sk__json_raw(j, "]}");
+}
+
+static void do_stats(struct sk__json *j)
+{
+	struct sk_stats s;
+
+	sk_stats_get(&s);
+	sk__json_printf(j, "{\"ok\":true,\"stats\":{\"updates\":%llu,"
+			   "\"batches\":%llu,\"sites_written\":%llu,"
+			   "\"text_writes\":%llu,\"core_syncs\":%llu,"
+			   "\"traps_handled\":%llu,\"traps_chained\":%llu,"
+			   "\"update_errors\":%llu,",
+			(unsigned long long)s.updates,
+			(unsigned long long)s.batches,
+			(unsigned long long)s.sites_written,
+			(unsigned long long)s.text_writes,
+			(unsigned long long)s.core_syncs,
+			(unsigned long long)s.traps_handled,
+			(unsigned long long)s.traps_chained,
+			(unsigned long long)s.update_errors);
+	sk__json_raw(j, "\"writer\":");
+	sk__json_str(j, s.writer ? s.writer : "none",
+		     strlen(s.writer ? s.writer : "none"));
+	sk__json_raw(j, ",\"sync_method\":");
+	sk__json_str(j, s.sync_method ? s.sync_method : "none",
+		     strlen(s.sync_method ? s.sync_method : "none"));
+	sk__json_raw(j, "},\"histograms\":{");
+	for (int h = 0; h < SK_HIST_COUNT; h++) {
+		if (h)
+			sk__json_raw(j, ",");
+		histogram_json(j, h);
+	}
+	sk__json_raw(j, "}}\n");
+}
+
+void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
+{
+	struct sk__request *req = malloc(sizeof(*req));
+	char err[160];
+
+	sk__json_reset(reply);
+	if (!req) {
+		reply_error(reply, ENOMEM, "out of memory");
+		return;
+	}
+	if (sk__request_parse(line, len, req, err, sizeof(err)) != 0) {
+		reply_error(reply, EINVAL, err);
+	} else if (req->op == SK__OP_LIST) {
+		do_list(reply);
+	} else if (req->op == SK__OP_GET) {
+		do_get(reply, &req->args[0]);
+	} else if (req->op == SK__OP_STATS) {
+		do_stats(reply);
+	} else if (req->op == SK__OP_HELP) {
+		sk__json_raw(reply, "{\"ok\":true,\"requests\":");
+		sk__json_str(reply, help_text, strlen(help_text));
+		sk__json_raw(reply, "}\n");
+	} else if (req->op != SK__OP_BLANK) {
+		do_change(reply, req);
+	}
+	free(req);
+	if (reply->overflow)
+		reply_error(reply, E2BIG, "reply larger than the server's limit");
+}

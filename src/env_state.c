@@ -1,0 +1,189 @@
+/*
+ * src/env_state.c - start-up state from the environment.
+ *
+ *	STATICKEYS="tracing=1,fast_path=0,libplugin.so:verbose=on"
+ *	STATICKEYS_CONTROL=1            (or a socket path)
+ *
+ * STATICKEYS is read once, when the runtime initialises (the constructor of
+ * the first object that uses keys, before main).  Then, every time an object
+ * registers, the entries naming keys that object defines are applied to it
+ * as one commit, from inside its registration: the program's and its
+ * libraries' keys before main runs, a plugin's keys before dlopen() returns.
+ * Registration already holds the patch lock, so this file only ever calls
+ * the *_locked variants.
+ *
+ * Bad text never stops the program: each malformed entry gets one warning
+ * naming it and is ignored.  Names that match no key of the program or its
+ * libraries get one warning when the program itself registers (the last
+ * object initialised before main); they still apply if a plugin defining
+ * them is loaded later.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "control_plane.h"
+#include "statickeys/control.h"
+
+#define MAX_ENTRIES 256
+
+struct entry {
+	char *name;
+	bool on;
+	bool matched;
+};
+
+static struct entry entries[MAX_ENTRIES];
+static size_t nentries;
+
+static bool parse_value(const char *v, bool *on)
+{
+	static const char *const yes[] = { "1", "on", "true", "yes" };
+	static const char *const no[] = { "0", "off", "false", "no" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcmp(v, yes[i]) == 0)
+			return *on = true, true;
+		if (strcmp(v, no[i]) == 0)
+			return *on = false, true;
+	}
+	return false;
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+	return s;
+}
+
+/* Add "name=value" (already trimmed); @text is the entry as given. */
+static void add_entry(char *item, const char *text)
+{
+	char *eq = strchr(item, '=');
+	bool on;
+
+	if (!eq) {
+		sk__warn("STATICKEYS: \"%s\" is not NAME=0|1; entry ignored", text);
+		return;
+	}
+	*eq = '\0';
+	char *name = trim(item), *value = trim(eq + 1);
+	if (!*name || strpbrk(name, " \t=")) {
+		sk__warn("STATICKEYS: \"%s\" has no valid key name; entry "
+			 "ignored", text);
+		return;
+	}
+	if (!parse_value(value, &on)) {
+		sk__warn("STATICKEYS: in \"%s\", \"%s\" is not 0 or 1 (nor "
+			 "on/off, true/false, yes/no); entry ignored", text,
+			 value);
+		return;
+	}
+	for (size_t i = 0; i < nentries; i++) {
+		if (strcmp(entries[i].name, name) == 0) {
+			entries[i].on = on; /* the last one wins, as in argv */
+			return;
+		}
+	}
+	if (nentries == MAX_ENTRIES) {
+		sk__warn("STATICKEYS: more than %d entries; \"%s\" and later "
+			 "ones ignored", MAX_ENTRIES, text);
+		return;
+	}
+	entries[nentries].name = strdup(name);
+	if (entries[nentries].name)
+		entries[nentries++].on = on;
+}
+
+static void parse_statickeys(const char *text)
+{
+	char *copy = strdup(text), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *item = trim(tok);
+		if (!*item)
+			continue; /* "a=1,,b=0" or a trailing comma */
+		char *shown = strdup(item);
+		add_entry(item, shown ? shown : "?");
+		free(shown);
+	}
+	free(copy);
+}
+
+/* The main program is the object whose code holds the entry point. */
+static bool is_main_program(const struct sk__object *obj)
+{
+	unsigned long entry = getauxval(AT_ENTRY);
+
+	return entry && sk__object_segment_of(obj, (uintptr_t)entry);
+}
+
+static void warn_unmatched(void)
+{
+	for (size_t i = 0; i < nentries; i++)
+		if (!entries[i].matched)
+			sk__warn("STATICKEYS: no key named \"%s\" in the program "
+				 "or its libraries (see `skctl list`); it will "
+				 "apply if a plugin defining it is loaded",
+				 entries[i].name);
+}
+
+static void object_added(struct sk__object *obj)
+{
+	struct sk_key_change changes[MAX_ENTRIES];
+	size_t n = 0;
+
+	for (size_t k = 0; k < obj->nkeys; k++) {
+		for (size_t i = 0; i < nentries && n < MAX_ENTRIES; i++) {
+			const char *name = entries[i].name;
+			if (!sk__name_matches(obj, obj->keys[k], name,
+					      strlen(name)))
+				continue;
+			entries[i].matched = true;
+			changes[n++] = (struct sk_key_change){ obj->keys[k],
+							       entries[i].on };
+			break;
+		}
+	}
+	int r = sk__commit_locked(changes, n);
+	if (r)
+		sk__warn("STATICKEYS: could not apply the start-up state of "
+			 "%s's keys (%s); they keep their defined states",
+			 sk__object_file(obj), strerror(-r));
+	if (is_main_program(obj))
+		warn_unmatched();
+}
+
+static void start_control_server(const char *how)
+{
+	if (!*how || strcmp(how, "0") == 0)
+		return;
+	const char *path = strcmp(how, "1") == 0 ? NULL : how;
+	int r = sk_control_start(path);
+	if (r)
+		sk__warn("STATICKEYS_CONTROL=%s: could not start the control "
+			 "server (%s); the program runs without it", how,
+			 strerror(-r));
+}
+
+void sk__control_init(void)
+{
+	const char *state = getenv("STATICKEYS");
+	const char *control = getenv("STATICKEYS_CONTROL");
+
+	if (state && *state) {
+		parse_statickeys(state);
+		if (nentries)
+			sk__object_added_hook = object_added;
+	}
+	if (control)
+		start_control_server(control);
+}

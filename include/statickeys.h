@@ -23,5 +23,7 @@
 #include "statickeys/stats.h"
 #include "statickeys/config.h"
 #include "statickeys/commit.h"
+#include "statickeys/registry.h"
+#include "statickeys/control.h"
 
 #endif /* STATICKEYS_H */

@@ -48,11 +48,13 @@ struct sk__object {
 	struct sk__object_handle *handle;
 	struct sk__site *sites; /* sorted by (key, code) */
 	size_t nsites;
-	struct sk_key **keys; /* keys defined in this object */
+	struct sk_key **keys; /* keys defined in this object; each key is
+				 listed by one registered object only */
 	size_t nkeys;
 	char *path; /* file name, "" for the main program if unknown */
 	struct sk__segment segments[SK__MAX_SEGMENTS];
 	unsigned nsegments;
+	uintptr_t lo, hi; /* the span of all its loaded segments */
 };
 
 /* The registered objects, newest first.  Read and changed under the lock. */
@@ -75,6 +77,8 @@ extern void (*sk__object_added_hook)(struct sk__object *obj);
 
 /* sk__runtime_init - once per process: core sync, fork handlers. */
 void sk__runtime_init(void);
+/* sk__control_init - the control plane's start-up (env_state.c). */
+void sk__control_init(void);
 
 /* sk__lock - take the patch lock; -EDEADLK if this thread holds it. */
 int sk__lock(void);

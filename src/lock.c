@@ -74,6 +74,7 @@ static void runtime_init_once(void)
 	 * constructor, while the program is usually still single-threaded. */
 	sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	sk__control_init(); /* STATICKEYS, STATICKEYS_CONTROL */
 }
 
 void sk__runtime_init(void)

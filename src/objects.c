@@ -153,10 +153,15 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!mine)
 		return 0;
+	obj->lo = UINTPTR_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
-		    obj->nsegments == SK__MAX_SEGMENTS)
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		obj->lo = lo < obj->lo ? lo : obj->lo;
+		obj->hi = lo + ph->p_memsz > obj->hi ? lo + ph->p_memsz : obj->hi;
+		if (!(ph->p_flags & PF_X) || obj->nsegments == SK__MAX_SEGMENTS)
 			continue;
 		struct sk__segment *seg = &obj->segments[obj->nsegments++];
 		seg->lo = info->dlpi_addr + ph->p_vaddr;
@@ -250,6 +255,52 @@ fail:
 	return NULL;
 }
 
+static bool object_holds(const struct sk__object *obj, const void *p)
+{
+	return (uintptr_t)p >= obj->lo && (uintptr_t)p < obj->hi;
+}
+
+/* The registered object that lists @key, with its index in *at, or NULL. */
+static struct sk__object *key_lister(const struct sk_key *key, size_t *at)
+{
+	for (struct sk__object *o = sk__objects; o; o = o->next)
+		for (size_t i = 0; i < o->nkeys; i++)
+			if (o->keys[i] == key) {
+				*at = i;
+				return o;
+			}
+	return NULL;
+}
+
+/*
+ * Two objects list the same key when both define the identifier and one
+ * definition is reached from both: ELF interposition (an RTLD_GLOBAL
+ * plugin's key preempts a later plugin's own, the program's preempts a
+ * library's) or a copy relocation (a non-PIE program's copy of a library
+ * key, listed by the library only).  Keep one listing per key so names and
+ * introspection see each key once: the object whose memory holds the key
+ * if it lists it, else the one that registered first.  The other
+ * definition has no site and no name.  Ownership never moves to an object
+ * that can unload first: an object whose GOT binds to another's key keeps
+ * that object loaded.
+ */
+static void settle_key_owners(struct sk__object *obj)
+{
+	size_t kept = 0, at;
+
+	for (size_t i = 0; i < obj->nkeys; i++) {
+		struct sk_key *key = obj->keys[i];
+		struct sk__object *other = key_lister(key, &at);
+		if (other) {
+			if (!object_holds(obj, key) || object_holds(other, key))
+				continue;
+			other->keys[at] = other->keys[--other->nkeys];
+		}
+		obj->keys[kept++] = key;
+	}
+	obj->nkeys = kept;
+}
+
 SK_API void sk__object_register(struct sk__object_handle *handle,
 				const struct sk__site_entry *sites_start,
 				const struct sk__site_entry *sites_stop,
@@ -273,6 +324,7 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 		return;
 	}
 	obj->handle = handle;
+	settle_key_owners(obj);
 	obj->next = sk__objects;
 	sk__objects = obj;
 	handle->object = obj;

@@ -1,0 +1,376 @@
+/*
+ * skctl - see and flip the static keys of a running program.
+ *
+ *	skctl [-p PID | -s SOCKET] [--json] COMMAND [ARGS]
+ *
+ * Talks to the program's control socket (statickeys/control.h): one request
+ * line out, one JSON line back.  See skctl(1) or `skctl --help`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <statickeys/control.h>
+
+#include "skctl.h"
+
+#define MAX_REPLY (64u << 20)
+
+static const char usage_text[] =
+	"usage: skctl [-p PID | -s SOCKET] [--json] COMMAND [ARGS]\n"
+	"\n"
+	"Commands:\n"
+	"  list                 every key: state, default, count, sites, "
+	"description\n"
+	"  get NAME             one key in detail\n"
+	"  enable NAME...       turn keys on (one multi-key commit)\n"
+	"  disable NAME...      turn keys off (one multi-key commit)\n"
+	"  set NAME=0|1...      set each key's state (one multi-key commit)\n"
+	"  stats                counters and latency histograms\n"
+	"  watch                key states and counter changes every second\n"
+	"\n"
+	"Options:\n"
+	"  -p, --pid PID        the process to talk to (finds its socket)\n"
+	"  -s, --socket PATH    the control socket to talk to\n"
+	"  -j, --json           print the replies as JSON, one per line\n"
+	"  -i, --interval SECS  time between watch rounds (default 1)\n"
+	"  -n, --count N        stop watch after N rounds (default: never)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"NAME is a key's name as `list` shows it; FILE:NAME picks the key\n"
+	"of one object when several define the same name.\n"
+	"The program serves the socket if it calls sk_control_start() or runs\n"
+	"with STATICKEYS_CONTROL=1.\n"
+	"\n"
+	"Exit status: 0 done; 1 the program refused the request (nothing\n"
+	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
+	"4 the reply was not understood.\n";
+
+struct options {
+	const char *pid;
+	const char *socket;
+	bool json;
+	double interval;
+	long count;
+};
+
+/* ---- finding the socket --------------------------------------------------- */
+
+/* The value of @var in process @pid's initial environment, or NULL. */
+static char *environ_of(const char *pid, const char *var)
+{
+	char path[64], buf[65536];
+	snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f), vlen = strlen(var);
+	fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strncmp(buf + i, var, vlen) && buf[i + vlen] == '=')
+			return strdup(buf + i + vlen + 1);
+	return NULL;
+}
+
+static bool is_socket(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* The same rule the program used: STATICKEYS_CONTROL=path, or the default
+ * path with its $XDG_RUNTIME_DIR, ours, or none. */
+static int find_socket(const char *pid, char *out, size_t len)
+{
+	char *control = environ_of(pid, "STATICKEYS_CONTROL");
+	char *dirs[3] = { environ_of(pid, "XDG_RUNTIME_DIR"),
+			  getenv("XDG_RUNTIME_DIR"), NULL };
+	int found = 0;
+
+	if (control && strcmp(control, "1") && strcmp(control, "0") &&
+	    is_socket(control)) {
+		snprintf(out, len, "%s", control);
+		found = 1;
+	}
+	for (int i = 0; i < 3 && !found; i++)
+		if ((i == 2 || (dirs[i] && *dirs[i])) &&
+		    sk_control_default_path(atoi(pid), dirs[i], out, len) == 0)
+			found = is_socket(out);
+	free(control);
+	free(dirs[0]);
+	return found ? 0 : -ENOENT;
+}
+
+/* ---- talking -------------------------------------------------------------- */
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int send_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One reply line (without its newline), or NULL if the peer hung up. */
+static char *read_line(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	while (buf) {
+		char *nl = memchr(buf, '\n', n);
+		if (nl) {
+			*nl = '\0';
+			return buf;
+		}
+		if (n + 1 >= cap) {
+			char *b = cap < MAX_REPLY ? realloc(buf, cap * 2) : NULL;
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+		ssize_t r = recv(fd, buf + n, cap - n - 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Send @request and parse its reply.  Return an exit code; *@out is the
+ * parsed reply when it is 0 or SKCTL_REFUSED.  *@raw is its text. */
+static int transact(int fd, const char *request, struct json **out,
+		    char **raw)
+{
+	char *line = NULL;
+
+	*out = NULL;
+	*raw = NULL;
+	if (send_all(fd, request, strlen(request)) != 0 ||
+	    !(line = read_line(fd))) {
+		fprintf(stderr, "skctl: the process closed the connection\n");
+		return SKCTL_UNREACHABLE;
+	}
+	*raw = line;
+	*out = json_parse(line);
+	if (!*out) {
+		fprintf(stderr, "skctl: reply is not JSON: %.200s\n", line);
+		return SKCTL_PROTOCOL;
+	}
+	if (!json_bool(*out, "ok", false)) {
+		int err = (int)json_num(*out, "errno", 0);
+		fprintf(stderr, "skctl: %s\n", json_str(*out, "error", "refused"));
+		return err == EACCES || err == EBUSY ? SKCTL_UNREACHABLE
+						     : SKCTL_REFUSED;
+	}
+	return SKCTL_OK;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+/* "VERB ARG ARG...\n"; names with blanks or newlines cannot be keys. */
+static char *build_request(const char *verb, char **args, int nargs)
+{
+	size_t len = strlen(verb) + 2;
+	for (int i = 0; i < nargs; i++)
+		len += strlen(args[i]) + 1;
+	char *req = malloc(len);
+	if (!req)
+		return NULL;
+	strcpy(req, verb);
+	for (int i = 0; i < nargs; i++) {
+		if (strpbrk(args[i], " \t\r\n")) {
+			fprintf(stderr, "skctl: '%s' is not a key name\n",
+				args[i]);
+			free(req);
+			return NULL;
+		}
+		strcat(strcat(req, " "), args[i]);
+	}
+	return strcat(req, "\n");
+}
+
+static int run_once(int fd, const struct options *o, const char *verb,
+		    char **args, int nargs)
+{
+	struct json *reply;
+	char *raw, *req = build_request(verb, args, nargs);
+
+	if (!req)
+		return SKCTL_USAGE;
+	int r = transact(fd, req, &reply, &raw);
+	free(req);
+	if (r == SKCTL_OK && o->json)
+		printf("%s\n", raw);
+	else if (r == SKCTL_OK && !strcmp(verb, "list"))
+		print_list(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "get"))
+		print_key(json_get(reply, "key"));
+	else if (r == SKCTL_OK && !strcmp(verb, "stats"))
+		print_stats(reply);
+	else if (r == SKCTL_OK)
+		print_changed(reply);
+	json_free(reply);
+	free(raw);
+	return r;
+}
+
+static int watch(int fd, const struct options *o)
+{
+	struct json *prev = NULL;
+	struct timespec pause = { (time_t)o->interval,
+				  (long)((o->interval - (time_t)o->interval) *
+					 1e9) };
+	int r = SKCTL_OK;
+
+	for (long round = 1; o->count <= 0 || round <= o->count; round++) {
+		struct json *list, *stats;
+		char *raw_list, *raw_stats;
+		r = transact(fd, "list\n", &list, &raw_list);
+		if (r == SKCTL_OK)
+			r = transact(fd, "stats\n", &stats, &raw_stats);
+		if (r == SKCTL_OK && o->json)
+			printf("%s\n%s\n", raw_list, raw_stats);
+		else if (r == SKCTL_OK)
+			print_watch(list, stats, prev, (int)round);
+		fflush(stdout);
+		json_free(list);
+		free(raw_list);
+		if (r != SKCTL_OK)
+			break;
+		free(raw_stats);
+		json_free(prev);
+		prev = stats;
+		if (o->count <= 0 || round < o->count)
+			nanosleep(&pause, NULL);
+	}
+	json_free(prev);
+	return r;
+}
+
+static const struct {
+	const char *name;
+	int min_args, max_args;
+} commands[] = {
+	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
+	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
+	{ "watch", 0, 0 },
+};
+
+static int check_command(const char *cmd, int nargs)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(cmd, commands[i].name))
+			continue;
+		if (nargs >= commands[i].min_args &&
+		    nargs <= commands[i].max_args)
+			return 0;
+		fprintf(stderr, "skctl: wrong number of arguments for '%s' "
+			"(see skctl --help)\n", cmd);
+		return SKCTL_USAGE;
+	}
+	fprintf(stderr, "skctl: unknown command '%s' (see skctl --help)\n", cmd);
+	return SKCTL_USAGE;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, 0, 'p' },
+		{ "socket", required_argument, 0, 's' },
+		{ "json", no_argument, 0, 'j' },
+		{ "interval", required_argument, 0, 'i' },
+		{ "count", required_argument, 0, 'n' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+
+	/* "+": options end at the command, so "set a=1" is never an option. */
+	while ((c = getopt_long(argc, argv, "+p:s:ji:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o->pid = optarg; break;
+		case 's': o->socket = optarg; break;
+		case 'j': o->json = true; break;
+		case 'i': o->interval = atof(optarg); break;
+		case 'n': o->count = atol(optarg); break;
+		case 'h': fputs(usage_text, stdout); exit(SKCTL_OK);
+		default: return SKCTL_USAGE;
+		}
+	}
+	if (optind >= argc || (!o->pid == !o->socket) || o->interval <= 0) {
+		fprintf(stderr, "%s", optind >= argc ? "skctl: no command\n"
+			: o->interval <= 0 ? "skctl: bad interval\n"
+			: "skctl: give one of -p PID or -s SOCKET\n");
+		return SKCTL_USAGE;
+	}
+	return check_command(argv[optind], argc - optind - 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .interval = 1.0 };
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	int r = parse_options(argc, argv, &o);
+	if (r) {
+		fputs("usage: skctl [-p PID | -s SOCKET] [--json] COMMAND [ARGS]"
+		      "; skctl --help\n", stderr);
+		return r;
+	}
+	if (o.socket) {
+		snprintf(path, sizeof(path), "%s", o.socket);
+	} else if (find_socket(o.pid, path, sizeof(path)) != 0) {
+		fprintf(stderr, "skctl: process %s has no control socket (is it "
+			"running, and was it started with STATICKEYS_CONTROL=1 "
+			"or does it call sk_control_start()?)\n", o.pid);
+		return SKCTL_UNREACHABLE;
+	}
+	int fd = connect_to(path);
+	if (fd < 0) {
+		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
+			strerror(-fd));
+		return SKCTL_UNREACHABLE;
+	}
+	const char *cmd = argv[optind];
+	r = !strcmp(cmd, "watch")
+		? watch(fd, &o)
+		: run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
+	close(fd);
+	return r;
+}

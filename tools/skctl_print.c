@@ -1,0 +1,138 @@
+/*
+ * skctl_print.c - tables for people.  `skctl --json` skips all of this and
+ * prints the server's replies as they are.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "skctl.h"
+
+static const char *on_off(bool on)
+{
+	return on ? "on" : "off";
+}
+
+static int name_width(const struct json *keys)
+{
+	int w = 4;
+
+	for (const struct json *k = keys ? keys->child : NULL; k; k = k->next) {
+		int n = (int)strlen(json_str(k, "name", ""));
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+void print_list(const struct json *reply)
+{
+	const struct json *keys = json_get(reply, "keys");
+	int w = name_width(keys);
+
+	printf("%-*s  %-5s %-7s %5s %5s %7s  %s\n", w, "NAME", "STATE",
+	       "DEFAULT", "COUNT", "SITES", "OBJECTS", "DESCRIPTION");
+	for (const struct json *k = keys ? keys->child : NULL; k; k = k->next)
+		printf("%-*s  %-5s %-7s %5.0f %5.0f %7.0f  %s\n", w,
+		       json_str(k, "name", "?"),
+		       on_off(json_bool(k, "enabled", false)),
+		       on_off(json_bool(k, "initial", false)),
+		       json_num(k, "count", 0), json_num(k, "sites", 0),
+		       json_num(k, "objects", 0),
+		       json_str(k, "description", ""));
+}
+
+void print_key(const struct json *k)
+{
+	printf("name:        %s\n", json_str(k, "name", "?"));
+	printf("identifier:  %s\n", json_str(k, "identifier", "?"));
+	printf("description: %s\n", json_str(k, "description", ""));
+	printf("state:       %s\n", on_off(json_bool(k, "enabled", false)));
+	printf("default:     %s\n", on_off(json_bool(k, "initial", false)));
+	printf("count:       %.0f\n", json_num(k, "count", 0));
+	printf("sites:       %.0f in %.0f object(s)\n", json_num(k, "sites", 0),
+	       json_num(k, "objects", 0));
+	printf("defined in:  %s\n", json_str(k, "object", ""));
+}
+
+void print_changed(const struct json *reply)
+{
+	const struct json *v = json_get(reply, "changed");
+
+	for (const struct json *c = v ? v->child : NULL; c; c = c->next)
+		printf("%s: %s\n", json_str(c, "name", "?"),
+		       on_off(json_bool(c, "enabled", false)));
+}
+
+static const char *const counter_names[] = {
+	"updates",	 "batches",	  "sites_written", "text_writes",
+	"core_syncs",	 "traps_handled", "traps_chained", "update_errors",
+};
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+
+static void print_bound(double le_ns)
+{
+	if (le_ns < 1e6)
+		printf("%6.0f us", le_ns / 1e3);
+	else
+		printf("%6.0f ms", le_ns / 1e6);
+}
+
+static void print_histogram(const struct json *h)
+{
+	double count = json_num(h, "count", 0);
+
+	printf("%s: %.0f recorded", h->key, count);
+	if (count > 0)
+		printf(", mean %.1f us, max %.1f us",
+		       json_num(h, "sum_ns", 0) / count / 1e3,
+		       json_num(h, "max_ns", 0) / 1e3);
+	printf("\n");
+	const struct json *b = json_get(h, "buckets");
+	for (b = b ? b->child : NULL; b; b = b->next) {
+		double n = json_num(b, "count", 0);
+		const struct json *le = json_get(b, "le_ns");
+		if (n == 0)
+			continue;
+		printf("  < ");
+		if (le && le->type == JSON_NUMBER)
+			print_bound(le->number);
+		else
+			printf("  longer ");
+		printf("  %10.0f\n", n);
+	}
+}
+
+void print_stats(const struct json *reply)
+{
+	const struct json *s = json_get(reply, "stats");
+
+	printf("writer:        %s\n", json_str(s, "writer", "?"));
+	printf("sync method:   %s\n", json_str(s, "sync_method", "?"));
+	for (size_t i = 0; i < NCOUNTERS; i++)
+		printf("%-14s %.0f\n", counter_names[i],
+		       json_num(s, counter_names[i], 0));
+	const struct json *h = json_get(reply, "histograms");
+	for (h = h ? h->child : NULL; h; h = h->next)
+		print_histogram(h);
+}
+
+void print_watch(const struct json *list, const struct json *stats,
+		 const struct json *prev_stats, int round)
+{
+	const struct json *s = json_get(stats, "stats");
+	const struct json *p = json_get(prev_stats, "stats");
+	const struct json *keys = json_get(list, "keys");
+
+	printf("-- %d --", round);
+	for (const struct json *k = keys ? keys->child : NULL; k; k = k->next)
+		printf(" %s=%s", json_str(k, "name", "?"),
+		       on_off(json_bool(k, "enabled", false)));
+	printf("\n  ");
+	for (size_t i = 0; i < NCOUNTERS; i++) {
+		double now = json_num(s, counter_names[i], 0);
+		double before = p ? json_num(p, counter_names[i], 0) : now;
+		printf("%s %.0f (+%.0f)%s", counter_names[i], now, now - before,
+		       i + 1 < NCOUNTERS ? ", " : "\n");
+	}
+	fflush(stdout);
+}

@@ -321,8 +321,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	/* "+": options end at the command, so "set a=1" is never an option. */
-	while ((c = getopt_long(argc, argv, "+p:s:ji:n:h", longopts, NULL)) != -1) {
+	/* Options may follow the command; key names never start with '-'. */
+	while ((c = getopt_long(argc, argv, "p:s:ji:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->pid = optarg; break;
 		case 's': o->socket = optarg; break;

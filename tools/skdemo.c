@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,14 @@ SK_DEFINE_KEY_FALSE_DESC(tracing, "count traced events in the worker threads");
 SK_DEFINE_KEY_FALSE_DESC(checksums, "checksum every work item in the workers");
 
 static unsigned long traced, checksummed;
-static volatile int stop;
+static volatile sig_atomic_t stop;
+
+/* SIGINT and SIGTERM end the demo cleanly, so its socket is removed. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 /* One unit of work: the sites every worker executes all the time. */
 __attribute__((noinline)) static unsigned work(unsigned x)
@@ -116,6 +124,9 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	char path[256];
 	if (control) {
 		int r = sk_control_start(NULL);
@@ -134,8 +145,10 @@ int main(int argc, char **argv)
 	unsigned long last = 0;
 	struct timespec step = { (time_t)(interval_ms / 1000),
 				 (long)(interval_ms % 1000) * 1000000 };
-	for (unsigned long tick = 1; ticks == 0 || tick <= ticks; tick++) {
-		nanosleep(&step, NULL);
+	for (unsigned long tick = 1; !stop && (ticks == 0 || tick <= ticks);
+	     tick++) {
+		if (nanosleep(&step, NULL) != 0)
+			break;
 		print_tick(tick, &last);
 	}
 	stop = 1;

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# e2e.sh SKDEMO SKCTL MANPAGE - the demo runs, skctl lists its keys, flips
+# them one at a time and several at once, the demo's printed behaviour
+# follows, and `stats` counts the updates.  Waits are "until it shows, or
+# give up after 60 s": nothing here measures time.
+set -u
+demo=$1 skctl=$2 man=$3
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+passed=0 failed=0
+check() { # check DESCRIPTION COMMAND...
+	local what=$1; shift
+	if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
+}
+# A tick line printed after the call that matches the regex, within 60 s.
+wait_tick() { # wait_tick OUTFILE REGEX
+	local out=$1 re=$2 start
+	start=$(wc -l <"$out")
+	for _ in $(seq 600); do
+		tail -n +"$((start + 1))" "$out" | grep -Eq "$re" && return 0
+		sleep 0.1
+	done
+	echo "no line matching '$re' in $out:" >&2; tail -5 "$out" >&2
+	return 1
+}
+wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# ---- a demo with an explicit socket path --------------------------------
+sock=$tmp/demo.sock
+STATICKEYS_CONTROL=$sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
+pids+=($!); demo_pid=$!
+check "socket appears" wait_socket "$sock"
+check "demo starts with its defaults" wait_tick "$tmp/out" 'greeting=1 shout=0 tracing=0 checksums=0 traced=\+0 Hello, world'
+
+list=$("$skctl" -s "$sock" list); rc=$?
+echo "$list"
+check "list exits 0" [ $rc -eq 0 ]
+for k in greeting shout tracing checksums; do
+	check "list shows $k" grep -q "^$k " <<<"$list"
+done
+check "list shows greeting on by default" grep -Eq '^greeting +on +on ' <<<"$list"
+check "list shows the description" grep -q 'print the greeting in capitals' <<<"$list"
+before=$("$skctl" -s "$sock" --json stats)
+check "stats --json is one JSON line" grep -q '^{"ok":true,"stats":{"updates":' <<<"$before"
+
+# single key
+check "enable shout" "$skctl" -s "$sock" enable shout
+check "demo shouts" wait_tick "$tmp/out" 'shout=1 .*HELLO, WORLD'
+check "get shout says on" sh -c "'$skctl' -s '$sock' get shout | grep -q 'state: *on'"
+
+# several keys in one commit
+check "set tracing=1 greeting=0 checksums=1" "$skctl" -s "$sock" set tracing=1 greeting=0 checksums=1
+check "demo traces, checksums, is silent" wait_tick "$tmp/out" 'greeting=0 shout=1 tracing=1 checksums=1 traced=\+[1-9][0-9]*$'
+check "disable tracing checksums" "$skctl" -s "$sock" disable tracing checksums
+check "demo stops tracing" wait_tick "$tmp/out" 'tracing=0 checksums=0 traced=\+0$'
+
+after=$("$skctl" -s "$sock" --json stats)
+num() { grep -o "\"$1\":[0-9]*" <<<"$2" | head -1 | cut -d: -f2; }
+echo "updates $(num updates "$before") -> $(num updates "$after"), batches $(num batches "$before") -> $(num batches "$after")"
+check "stats count 6 more updates" [ $(( $(num updates "$after") - $(num updates "$before") )) -eq 6 ]
+check "stats count 3 more batches (one per command)" [ $(( $(num batches "$after") - $(num batches "$before") )) -eq 3 ]
+check "update latency histogram recorded them" [ "$(grep -o '"update_latency":{"count":[0-9]*' <<<"$after" | cut -d: -f3)" -ge 3 ]
+human=$("$skctl" -s "$sock" stats)
+check "stats table names writer and sync" grep -q '^sync method: ' <<<"$human"
+
+# failures change nothing and say why
+"$skctl" -s "$sock" set shout=0 no_such_key=1 2>"$tmp/e"; rc=$?
+check "unknown key exits 1" [ $rc -eq 1 ]
+check "unknown key is named" grep -q "no_such_key" "$tmp/e"
+check "shout still on after the refused set" sh -c "'$skctl' -s '$sock' get shout | grep -q 'state: *on'"
+"$skctl" -s "$sock" frobnicate 2>/dev/null; check "unknown command exits 2" [ $? -eq 2 ]
+"$skctl" list 2>/dev/null; check "no target exits 2" [ $? -eq 2 ]
+"$skctl" -s "$tmp/nothing.sock" list 2>/dev/null; check "no socket exits 3" [ $? -eq 3 ]
+check "watch prints two rounds" sh -c "'$skctl' -s '$sock' watch -n 2 -i 0.2 | grep -c '^-- ' | grep -qx 2"
+kill "$demo_pid"; wait "$demo_pid" 2>/dev/null
+
+# ---- -p PID finds the default socket (the /tmp rule and the XDG rule) ---
+for xdg in "" "$tmp/xdg"; do
+	[ -n "$xdg" ] && mkdir -p -m 0700 "$xdg"
+	if [ -n "$xdg" ]; then envset=(XDG_RUNTIME_DIR="$xdg"); else envset=(-u XDG_RUNTIME_DIR); fi
+	env "${envset[@]}" "$demo" -c -i 100 >"$tmp/out2" 2>&1 &
+	pids+=($!); p=$!
+	expect=${xdg:+$xdg/statickeys-$p.sock}; expect=${expect:-/tmp/statickeys-$p/control.sock}
+	check "default socket at $expect" wait_socket "$expect"
+	check "skctl -p finds pid $p (XDG='$xdg')" sh -c "env -u XDG_RUNTIME_DIR '$skctl' -p $p list | grep -q '^tracing '"
+	check "skctl -p flips a key" env -u XDG_RUNTIME_DIR "$skctl" -p "$p" set shout=1
+	check "demo shouts after -p set" wait_tick "$tmp/out2" 'HELLO, WORLD'
+	kill "$p"; wait "$p" 2>/dev/null
+	check "socket removed on exit" [ ! -e "$expect" ]
+done
+
+# ---- help and man page describe every command ---------------------------
+help=$("$skctl" --help)
+for c in list get enable disable set stats watch; do
+	check "--help describes $c" grep -Eq "^  $c( |$)" <<<"$help"
+	check "man page describes $c" grep -Eq "^\.B(I)? \"?$c" "$man"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

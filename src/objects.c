@@ -320,6 +320,8 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 		return;
 	}
 	if (sk__lock() != 0) {
+		sk__warn("%s is loading from inside a key update; its sites "
+			 "stay as compiled", display_name(obj));
 		object_free(obj);
 		return;
 	}

@@ -61,6 +61,17 @@ static char *trim(char *s)
 	return s;
 }
 
+/* Names are printable ASCII without blanks or '=' (as on the socket). */
+static bool valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < 0x21 || *s > 0x7e || *s == '=')
+			return false;
+	return true;
+}
+
 /* Add "name=value" (already trimmed); @text is the entry as given. */
 static void add_entry(char *item, const char *text)
 {
@@ -73,7 +84,7 @@ static void add_entry(char *item, const char *text)
 	}
 	*eq = '\0';
 	char *name = trim(item), *value = trim(eq + 1);
-	if (!*name || strpbrk(name, " \t=")) {
+	if (!valid_name(name)) {
 		sk__warn("STATICKEYS: \"%s\" has no valid key name; entry "
 			 "ignored", text);
 		return;
@@ -111,7 +122,11 @@ static void parse_statickeys(const char *text)
 		char *item = trim(tok);
 		if (!*item)
 			continue; /* "a=1,,b=0" or a trailing comma */
+		/* The warning quotes the entry; control bytes become '?'. */
 		char *shown = strdup(item);
+		for (char *c = shown; c && *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		add_entry(item, shown ? shown : "?");
 		free(shown);
 	}

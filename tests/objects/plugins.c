@@ -19,6 +19,8 @@
  *	initial state when the plugin is loaded again.
  * constructor_flips_key: key updates from a plugin's constructor and
  *	destructor (inside dlopen/dlclose) reach every object.
+ * unloaded_key_has_no_name: a plugin's key is found by name while the
+ *	plugin is loaded, and neither by name nor in snapshots after dlclose().
  * weak_key_undefined: sites of an undefined weak key keep their compiled
  *	direction; the plugin's other sites follow their keys.
  */
@@ -181,6 +183,7 @@ static void plugin_key_kept_by_user(void)
 	unload(owner, SKO_PLUGIN1);
 	CHECK(is_loaded(SKO_PLUGIN1),
 	      "the key's plugin stays loaded while the user's sites bind to it");
+	CHECK(sk_key_find("plugin_key") == pk, "and its key keeps its name");
 	verify_plugin_key(probe, true, "the user's", "after the owner's dlclose");
 	CHECK(sk_key_disable(pk) == 0, "disable plugin_key after owner dlclose");
 	verify_plugin_key(probe, false, "the user's", "after disable");
@@ -189,6 +192,7 @@ static void plugin_key_kept_by_user(void)
 	unload(user, SKO_USER);
 	CHECK(!is_loaded(SKO_USER) && !is_loaded(SKO_PLUGIN1),
 	      "owner and user unload with the user's dlclose");
+	CHECK(sk_key_find("plugin_key") == NULL, "the key's name went with it");
 }
 
 static void plugin_key_of_linked_user(void)
@@ -236,6 +240,8 @@ static void global_key_interposes(void)
 	sko_probe_fn p2 = (sko_probe_fn)sym(h2, SKO_PLUGIN_PROBE);
 	if (!k1 || !k2 || !p2)
 		return;
+	CHECK(sk_key_find("plugin_key") == k1,
+	      "the name is the used key's, listed once (%s)", strerror(errno));
 	CHECK(sk_key_enable(k1) == 0, "enable the global copy's key");
 	verify_plugin_key(p2, true, "the later copy's",
 			  "after enabling the global copy's key");
@@ -319,6 +325,25 @@ static void constructor_flips_key(void)
 	      "the program's and libraries' sites are off again");
 }
 
+static void unloaded_key_has_no_name(void)
+{
+	void *h = load(SKO_PLUGIN1, RTLD_NOW | RTLD_LOCAL);
+	struct sk_key *pk = plugin_key_of(h);
+	CHECK(pk && sk_key_find("plugin_key") == pk, "found by name while loaded");
+	struct sk_key_info *v;
+	size_t n, listed = 0;
+	unload(h, SKO_PLUGIN1);
+	errno = 0;
+	CHECK(sk_key_find("plugin_key") == NULL && errno == ENOENT,
+	      "not found by name after dlclose (%s)", strerror(errno));
+	CHECK(sk_keys_snapshot(&v, &n) == 0, "snapshot");
+	for (size_t i = 0; i < n; i++)
+		listed += strcmp(v[i].identifier, "plugin_key") == 0;
+	sk_keys_snapshot_free(v);
+	CHECK(listed == 0 && n >= NSHARED, "not in a snapshot (%zu of %zu)",
+	      listed, n);
+}
+
 static void weak_key_undefined(void)
 {
 	CHECK(sk_key_enable(&exe_key_false) == 0, "enable exe_key_false");
@@ -348,6 +373,7 @@ static const struct {
 	{ "dlclose_removes_sites", dlclose_removes_sites },
 	{ "reload_starts_from_initial_key", reload_starts_from_initial_key },
 	{ "constructor_flips_key", constructor_flips_key },
+	{ "unloaded_key_has_no_name", unloaded_key_has_no_name },
 	{ "weak_key_undefined", weak_key_undefined },
 };
 

@@ -181,8 +181,10 @@ static int transact(int fd, const char *request, struct json **out,
 
 	*out = NULL;
 	*raw = NULL;
-	if (send_all(fd, request, strlen(request)) != 0 ||
-	    !(line = read_line(fd))) {
+	/* A refused client may find the connection closed before it sends:
+	 * the reason is still waiting to be read. */
+	(void)send_all(fd, request, strlen(request));
+	if (!(line = read_line(fd))) {
 		fprintf(stderr, "skctl: the process closed the connection\n");
 		return SKCTL_UNREACHABLE;
 	}

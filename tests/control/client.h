@@ -1,0 +1,89 @@
+/*
+ * client.h - a raw control-socket client for the tests: connect, send
+ * bytes, read one reply line.  Reads give up after 30 s so a broken server
+ * fails the test instead of hanging it (a deadline, not a measurement).
+ */
+#ifndef SK_TESTS_CONTROL_CLIENT_H
+#define SK_TESTS_CONTROL_CLIENT_H
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static inline int client_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static inline int client_send(int fd, const void *buf, size_t n)
+{
+	const char *p = (const char *)buf;
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One line (newline stripped) into a malloc'd string, or NULL on EOF. */
+static inline char *client_line(int fd)
+{
+	size_t cap = 1024, n = 0;
+	char *buf = (char *)malloc(cap);
+
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 30000) <= 0)
+			break;
+		if (n + 1 == cap)
+			buf = (char *)realloc(buf, cap *= 2);
+		ssize_t r = recv(fd, buf + n, 1, 0);
+		if (r <= 0)
+			break;
+		if (buf[n] == '\n') {
+			buf[n] = '\0';
+			return buf;
+		}
+		n++;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Send @req (a full line) and return its reply line. */
+static inline char *client_ask(int fd, const char *req)
+{
+	if (client_send(fd, req, strlen(req)) != 0)
+		return NULL;
+	return client_line(fd);
+}
+
+static inline int reply_ok(const char *line)
+{
+	return line && strncmp(line, "{\"ok\":true", 10) == 0;
+}
+
+static inline int reply_error(const char *line)
+{
+	return line && strncmp(line, "{\"ok\":false", 11) == 0;
+}
+
+#endif /* SK_TESTS_CONTROL_CLIENT_H */

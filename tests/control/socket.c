@@ -1,0 +1,204 @@
+/*
+ * socket.c - the control socket: where it lives and with which modes, what
+ * it answers to bad requests, and that no client can stall the program.
+ *
+ * Checked:
+ *   - the default socket is mode 0600 inside a private 0700 directory, and
+ *     both disappear when the server stops;
+ *   - malformed, unknown, oversized and binary requests each get an error
+ *     reply and the same connection keeps working;
+ *   - a client that sends requests and never reads its replies does not
+ *     stop the program's own updates, nor the server answering others;
+ *   - clients beyond SK_CONTROL_MAX_CLIENTS are told the server is busy;
+ *   - a stale socket file is replaced; a non-socket file or a directory
+ *     that is not private is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <statickeys.h>
+
+#include "../check.h"
+#include "client.h"
+
+SK_DEFINE_KEY_FALSE_DESC(sock_key, "flipped through the socket");
+
+__attribute__((noinline)) static bool sock_site(void)
+{
+	return sk_branch_unlikely(&sock_key) ? true : false;
+}
+
+static char path[108];
+
+static void test_default_path_and_modes(void)
+{
+	char want[108], dir[108];
+	struct stat st;
+
+	unsetenv("XDG_RUNTIME_DIR");
+	CHECK(sk_control_start(NULL) == 0, "start at the default path");
+	CHECK(sk_control_start(NULL) == -EALREADY, "second start: EALREADY");
+	CHECK(sk_control_socket_path(path, sizeof(path)) == 0, "path known");
+	sk_control_default_path(getpid(), NULL, want, sizeof(want));
+	CHECK(strcmp(path, want) == 0, "path %s, want %s", path, want);
+	CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		      (st.st_mode & 07777) == 0600,
+	      "socket mode %o, want 0600", st.st_mode & 07777);
+	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
+	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		      (st.st_mode & 07777) == 0700 && st.st_uid == geteuid(),
+	      "directory mode %o, want 0700", st.st_mode & 07777);
+	printf("socket %s: mode 0600 in a 0700 directory\n", path);
+}
+
+static void test_bad_requests_keep_the_connection(void)
+{
+	static const char *const bad[] = {
+		"bogus\n", "get\n", "get a b\n", "set x\n", "set x=2\n",
+		"enable a=b\n", "LIST\n", "list extra\n", "stats now\n",
+		"get \x01\x02\n", "\xff\xfe\n", "enable no_such_key\n",
+		"set sock_key=1 sock_key=0\n",
+	};
+	int fd = client_connect(path);
+	CHECK(fd >= 0, "connect: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *r = client_ask(fd, bad[i]);
+		CHECK(reply_error(r), "request %zu gets an error reply: %s", i,
+		      r ? r : "(none)");
+		free(r);
+	}
+	char nul[] = "list\0junk\n";
+	client_send(fd, nul, sizeof(nul) - 1);
+	char *r = client_line(fd);
+	CHECK(reply_error(r) && strstr(r, "NUL"), "NUL byte refused: %s", r);
+	free(r);
+	char *big = malloc(10000);
+	memset(big, 'a', 10000);
+	client_send(fd, big, 10000);
+	client_send(fd, "\n", 1);
+	free(big);
+	r = client_line(fd);
+	CHECK(reply_error(r) && strstr(r, "longer"), "oversized: %s", r);
+	free(r);
+	char many[8192] = "enable";
+	for (int i = 0; i < 200; i++)
+		strcat(many, " k");
+	strcat(many, "\n");
+	r = client_ask(fd, many);
+	CHECK(reply_error(r) && strstr(r, "at most"), "200 names: %s", r);
+	free(r);
+	r = client_ask(fd, "\n \r\n\tlist\r\n");
+	CHECK(reply_ok(r) && strstr(r, "\"keys\""),
+	      "blank lines get no reply; list with CRLF works: %.80s", r);
+	free(r);
+	r = client_ask(fd, "enable sock_key\n");
+	CHECK(reply_ok(r) && sock_site(), "enable through the socket: %s", r);
+	free(r);
+	r = client_ask(fd, "set sock_key=0\n");
+	CHECK(reply_ok(r) && !sock_site(), "set through the socket: %s", r);
+	free(r);
+	close(fd);
+}
+
+/* A client fills the socket with requests and never reads. */
+static int stuff_without_reading(void)
+{
+	int fd = client_connect(path);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	long sent = 0;
+	for (int i = 0; i < 100000; i++) {
+		if (send(fd, "list\n", 5, MSG_NOSIGNAL) != 5)
+			break;
+		sent++;
+	}
+	printf("stuck client queued %ld requests before its socket filled\n",
+	       sent);
+	return fd;
+}
+
+static void test_stuck_client_delays_nothing(void)
+{
+	int stuck = stuff_without_reading();
+	int updates = 0;
+	for (int i = 0; i < 200; i++)
+		updates += sk_key_enable(&sock_key) == 0 &&
+			   sk_key_disable(&sock_key) == 0;
+	CHECK(updates == 200, "the program's 400 updates all went through "
+	      "while a client was stuck (%d pairs)", updates);
+	int other = client_connect(path);
+	char *r = client_ask(other, "stats\n");
+	CHECK(reply_ok(r), "another client is served meanwhile: %.60s", r);
+	free(r);
+	close(other);
+	close(stuck);
+}
+
+static void test_too_many_clients(void)
+{
+	int fds[SK_CONTROL_MAX_CLIENTS];
+	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++) {
+		fds[i] = client_connect(path);
+		char *r = client_ask(fds[i], "help\n");
+		CHECK(reply_ok(r), "client %d served", i);
+		free(r);
+	}
+	int extra = client_connect(path);
+	char *r = client_line(extra);
+	CHECK(reply_error(r) && strstr(r, "busy"), "client %d told busy: %s",
+	      SK_CONTROL_MAX_CLIENTS + 1, r ? r : "(none)");
+	free(r);
+	close(extra);
+	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
+		close(fds[i]);
+}
+
+static void test_stop_removes_files(void)
+{
+	char dir[108];
+	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
+	CHECK(sk_control_stop() == 0, "stop");
+	CHECK(access(path, F_OK) != 0 && access(dir, F_OK) != 0,
+	      "socket and directory removed");
+	CHECK(sk_control_stop() == -ESRCH, "second stop: ESRCH");
+}
+
+static void test_paths_refused_or_replaced(void)
+{
+	char dir[108], p[108];
+	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
+	mkdir(dir, 0755);
+	chmod(dir, 0755);
+	CHECK(sk_control_start(NULL) == -EPERM, "a 0755 directory is refused");
+	rmdir(dir);
+	snprintf(p, sizeof(p), "/tmp/sk-socket-test-%d.sock", (int)getpid());
+	int stale = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	strcpy(a.sun_path, p);
+	CHECK(bind(stale, (struct sockaddr *)&a, sizeof(a)) == 0, "stale bind");
+	close(stale);
+	CHECK(sk_control_start(p) == 0, "a stale socket is replaced");
+	int fd = client_connect(p);
+	char *r = client_ask(fd, "get sock_key\n");
+	CHECK(reply_ok(r) && strstr(r, "flipped through the socket"),
+	      "served at the given path: %s", r);
+	free(r);
+	close(fd);
+	sk_control_stop();
+	int f = open(p, O_CREAT | O_WRONLY, 0600);
+	close(f);
+	CHECK(sk_control_start(p) == -EEXIST, "a regular file is not replaced");
+	unlink(p);
+}
+
+int main(void)
+{
+	test_default_path_and_modes();
+	test_bad_requests_keep_the_connection();
+	test_stuck_client_delays_nothing();
+	test_too_many_clients();
+	test_stop_removes_files();
+	test_paths_refused_or_replaced();
+	return check_summary();
+}

@@ -131,8 +131,11 @@ void sk__trap_publish(const struct sk__patch *v, size_t n);
  * still be reading it. */
 void sk__trap_retire(void);
 /* sk__trap_add_stuck - sites a failed rollback left trapped: resolve them
- * for the life of the process (copied; never freed). */
+ * for as long as their object stays loaded (copied). */
 void sk__trap_add_stuck(const struct sk__patch *v, size_t n);
+/* sk__trap_forget_stuck - drop stuck sites in [@lo, @hi), an object that is
+ * being unloaded; returns once no handler can still be reading them. */
+void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 /* sk__trap_set_sites - the sorted addresses of all live sites, for traps
  * that arrive after their batch retired. Takes ownership of @addrs. */
 void sk__trap_set_sites(uintptr_t *addrs, size_t n);

@@ -363,6 +363,7 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	}
 	handle->object = NULL;
 	publish_site_index();
+	sk__trap_forget_stuck(obj->lo, obj->hi);
 	sk__unlock();
 	object_free(obj);
 }

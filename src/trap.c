@@ -41,7 +41,7 @@ struct site_index {
 
 static struct trap_batch batch_slot;
 static struct trap_batch *live_batch;
-static struct trap_batch *stuck; /* append-only, never freed */
+static struct trap_batch *stuck; /* grows; shrinks when objects unload */
 static struct site_index *live_sites;
 static unsigned long readers;
 
@@ -213,6 +213,37 @@ void sk__trap_add_stuck(const struct sk__patch *v, size_t n)
 	/* The old table is deliberately leaked: a handler may be reading it
 	 * and this path is taken at most a handful of times. */
 	__atomic_store_n(&stuck, next, __ATOMIC_SEQ_CST);
+}
+
+void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
+{
+	struct trap_batch *old = stuck, *next = NULL;
+	size_t keep = 0;
+
+	for (size_t i = 0; old && i < old->n; i++)
+		keep += old->v[i].addr < lo || old->v[i].addr >= hi;
+	if (!old || keep == old->n)
+		return;
+	struct sk__patch *v = keep ? malloc(keep * sizeof(*v)) : NULL;
+	next = keep ? malloc(sizeof(*next)) : NULL;
+	if (keep && (!v || !next)) {
+		free(v);
+		free(next);
+		return; /* keep resolving them: wrong only if code is reused */
+	}
+	for (size_t i = 0, k = 0; i < old->n; i++)
+		if (old->v[i].addr < lo || old->v[i].addr >= hi)
+			v[k++] = old->v[i];
+	if (next) {
+		next->v = v;
+		next->n = keep;
+	}
+	/* The range is being unmapped: other code may be mapped there next,
+	 * whose own int3 must not be taken for one of these sites. */
+	__atomic_store_n(&stuck, next, __ATOMIC_SEQ_CST);
+	wait_for_readers();
+	free((void *)old->v);
+	free(old);
 }
 
 void sk__trap_set_sites(uintptr_t *addrs, size_t n)

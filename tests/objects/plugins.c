@@ -23,6 +23,8 @@
  *	plugin is loaded, and neither by name nor in snapshots after dlclose().
  * weak_key_undefined: sites of an undefined weak key keep their compiled
  *	direction; the plugin's other sites follow their keys.
+ * cxx_static_init_sees_flipped_state: a C++ plugin's static initialiser
+ *	runs sites after registration.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -360,6 +362,25 @@ static void weak_key_undefined(void)
 	unload(h, SKO_WEAK);
 }
 
+static void cxx_static_init_sees_flipped_state(void)
+{
+	invert_shared_keys();
+	void *h = load(SKO_PLUGIN_CXX, RTLD_NOW | RTLD_LOCAL);
+	const unsigned *seen = sym(h, SKO_PLUGIN_CTOR_SEEN);
+	sko_probe_fn probe = (sko_probe_fn)sym(h, SKO_PLUGIN_PROBE);
+	if (!seen || !probe)
+		return;
+	CHECK(seen[SKO_EXE_FALSE] == PROBE_ON && seen[SKO_EXE_TRUE] == PROBE_OFF,
+	      "the C++ static initialiser saw the flipped keys (%#x, %#x)",
+	      seen[SKO_EXE_FALSE], seen[SKO_EXE_TRUE]);
+	CHECK(probe(SKO_EXE_FALSE) == PROBE_ON &&
+	      probe(SKO_EXE_TRUE) == PROBE_OFF, "and so does its first call");
+	restore_shared_keys();
+	CHECK(probe(SKO_EXE_FALSE) == PROBE_OFF &&
+	      probe(SKO_EXE_TRUE) == PROBE_ON, "and it follows them back");
+	unload(h, SKO_PLUGIN_CXX);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -375,6 +396,8 @@ static const struct {
 	{ "constructor_flips_key", constructor_flips_key },
 	{ "unloaded_key_has_no_name", unloaded_key_has_no_name },
 	{ "weak_key_undefined", weak_key_undefined },
+	{ "cxx_static_init_sees_flipped_state",
+	  cxx_static_init_sees_flipped_state },
 };
 
 int main(int argc, char **argv)

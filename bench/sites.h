@@ -1,0 +1,41 @@
+/*
+ * bench/sites.h - keys with many real sites, for the update experiments.
+ *
+ * The sources are generated at build time (gen_sites.cmake): each site is
+ * `if (sk_branch_unlikely(&key)) counter++` in a function of its own, so a
+ * 10000-site key really has 10000 distinct 5-byte instructions spread over
+ * ~200 KiB of text, as sites of a widely used key would be.
+ */
+#ifndef BENCH_SITES_H
+#define BENCH_SITES_H
+
+#include <stddef.h>
+
+struct sk_key;
+
+/* struct site_group - one key and the functions that hold its sites. */
+struct site_group {
+	const char *name;
+	struct sk_key *key;
+	void (*const *fn)(void); /* calling fn[i] executes site i */
+	size_t n;
+	unsigned long *counter; /* incremented by every site taken */
+};
+
+/* One key each with 1, 56, 1000 and 10000 sites (update latency, traps). */
+extern const struct site_group upd1_groups[1];
+extern const struct site_group upd56_groups[1];
+extern const struct site_group upd1000_groups[1];
+extern const struct site_group upd10000_groups[1];
+/* 64 keys of 8 sites each (multi-key commit). */
+extern const struct site_group multi_groups[64];
+/* 3 keys of 56 sites each (lock hold and wait). */
+extern const struct site_group lock_groups[3];
+
+/* site_group_by_sites - the upd* group with @n sites, or NULL. */
+const struct site_group *site_group_by_sites(size_t n);
+
+/* site_group_run - execute every site of @g once. */
+void site_group_run(const struct site_group *g);
+
+#endif /* BENCH_SITES_H */

@@ -1,0 +1,74 @@
+# bench/smoke_test.cmake - every benchmark program runs in a tiny mode and
+# writes well-formed JSON carrying the fields docs/benchmarks.md documents.
+# Timings are never checked: they mean nothing at this size.
+#
+#   cmake -DBENCH_DIR=<build>/bench -DWORK_DIR=<dir> -P smoke_test.cmake
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(failures 0)
+
+# run(NAME JSON_FILE FIELDS... COMMAND prog args...)
+# FIELDS are paths into the JSON, dot-separated ("update_latency.0.mode").
+function(run name json)
+  cmake_parse_arguments(R "" "" "FIELDS;COMMAND" ${ARGN})
+  execute_process(COMMAND ${R_COMMAND} --json ${json}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+    TIMEOUT 120)
+  if(NOT (rc EQUAL 0 OR rc EQUAL 77))
+    message(SEND_ERROR "${name}: exit ${rc}\n${out}\n${err}")
+    return()
+  endif()
+  file(READ ${json} text)
+  string(JSON status ERROR_VARIABLE e GET "${text}" status)
+  if(e)
+    message(SEND_ERROR "${name}: malformed JSON or no status: ${e}\n${text}")
+    return()
+  endif()
+  if(status STREQUAL "skipped")
+    string(JSON why ERROR_VARIABLE e GET "${text}" skip_reason)
+    message(STATUS "${name}: skipped (${why})")
+    return()
+  endif()
+  foreach(field IN LISTS R_FIELDS)
+    string(REPLACE "." ";" path "${field}")
+    string(JSON value ERROR_VARIABLE e GET "${text}" ${path})
+    if(e)
+      message(SEND_ERROR "${name}: field ${field} missing: ${e}")
+    endif()
+  endforeach()
+  message(STATUS "${name}: ok")
+endfunction()
+
+if(CMAKE_VERSION VERSION_LESS 3.19)
+  # string(JSON) arrived in 3.19; the test is reported as skipped (77).
+  message(STATUS "CMake ${CMAKE_VERSION} cannot parse JSON; skipped")
+  message(FATAL_ERROR "skip")
+endif()
+
+run(latency ${WORK_DIR}/latency.json
+  FIELDS update_latency.0.sites update_latency.0.mode update_latency.0.median_us
+         update_latency.0.p99_us update_latency.0.syncs_per_flip core_syncs_total
+  COMMAND ${BENCH_DIR}/bench_keys latency --sites 56 --flips 2 --min-flips 2)
+run(commit ${WORK_DIR}/commit.json
+  FIELDS commit.0.keys commit.0.mode commit.0.median_us commit.0.syncs_per_change
+  COMMAND ${BENCH_DIR}/bench_keys commit --flips 2)
+run(traps ${WORK_DIR}/traps.json
+  FIELDS trap_hits.0.sites trap_hits.0.mode trap_hits.0.traps_per_flip
+  COMMAND ${BENCH_DIR}/bench_keys traps --flips 3)
+run(disturb ${WORK_DIR}/disturb.json
+  FIELDS disturbance.batched_interruptions_per_flip
+         disturbance.one_by_one_interruptions_per_flip
+         disturbance_runs.0.gap_histogram
+  COMMAND ${BENCH_DIR}/bench_keys disturb --flips 10 --idle-ms 10)
+run(locks ${WORK_DIR}/locks.json
+  FIELDS locks.lock_hold.buckets locks.lock_wait.buckets locks.fast_path.buckets
+         locks.bucket_labels
+  COMMAND ${BENCH_DIR}/bench_keys locks --ms 50)
+run(trap_cost ${WORK_DIR}/trap_cost.json
+  FIELDS trap.handler_ns_median trap.sites trap_cost.0.trap_ns_median
+  COMMAND ${BENCH_DIR}/bench_trap_cost --traps 10)
+run(branch_time ${WORK_DIR}/branch_time.json
+  FIELDS branch_time.static_off.cold_ns branch_time.flag.cold_ratio_to_flag
+  COMMAND ${BENCH_DIR}/bench_branch_time --iterations 1000 --repeats 1)
+run(pipe ${WORK_DIR}/pipe.json
+  FIELDS pipe.0.ipc pipe.0.checks pipe.0.variant pipe.0.median_ms pipe.0.ratio_to_flag
+  COMMAND ${BENCH_DIR}/bench_pipe --messages 200 --runs 1)

@@ -9,6 +9,8 @@
  *             RTLD_LOCAL and RTLD_GLOBAL), checks what the plugin's
  *             constructor and first call saw, flips the plugin's own key,
  *             lends the plugin to the reader, takes it back, dlclose()s it;
+ *             every fourth time it also loads a plugin whose sites bind to
+ *             that key and unloads the two in either order;
  *   flipper   one per key (exe_key_false, lib_key_true): enable, disable,
  *             inc, dec at random, publishing each new state once the call
  *             returned;
@@ -182,6 +184,35 @@ static void check_plugin_key(void *h, sko_probe_fn probe)
 	CHECK(probe(SKO_PLUGIN) == PROBE_OFF, "plugin_key sites follow disable");
 }
 
+/*
+ * With an RTLD_GLOBAL plugin loaded, load a second plugin whose sites bind
+ * to its plugin_key, then unload the two in either order: closing the owner
+ * first must leave it loaded, and the key driving the user's sites.
+ * Consumes @h (the owner's handle).
+ */
+static void owner_and_user(void *h, bool owner_first)
+{
+	void *user = dlopen(SKO_USER, RTLD_NOW | RTLD_LOCAL);
+	struct sk_key_false *pk = dlsym(h, "plugin_key");
+	CHECK(user && pk, "user plugin loaded: %s", user ? "" : dlerror());
+	sko_probe_fn probe = user ? (sko_probe_fn)dlsym(user, SKO_PLUGIN_PROBE)
+				  : NULL;
+	if (!probe || !pk) {
+		dlclose(h);
+		if (user)
+			dlclose(user);
+		return;
+	}
+	CHECK(sk_key_enable(pk) == 0, "enable plugin_key");
+	CHECK(probe(SKO_PLUGIN) == PROBE_ON, "the user's sites follow it");
+	CHECK(dlclose(owner_first ? h : user) == 0, "first dlclose");
+	if (owner_first) {
+		CHECK(sk_key_disable(pk) == 0, "disable after the owner's dlclose");
+		CHECK(probe(SKO_PLUGIN) == PROBE_OFF, "the user's sites follow");
+	}
+	CHECK(dlclose(owner_first ? user : h) == 0, "second dlclose");
+}
+
 static void load_cycle(unsigned long i)
 {
 	const char *path = i & 1 ? SKO_PLUGIN2 : SKO_PLUGIN1;
@@ -208,7 +239,10 @@ static void load_cycle(unsigned long i)
 		check_plugin_key(h, probe);
 		lend(probe);
 	}
-	CHECK(dlclose(h) == 0, "dlclose %s: %s", path, dlerror());
+	if ((i & 6) == 6 && seen && probe)
+		owner_and_user(h, i & 8);
+	else
+		CHECK(dlclose(h) == 0, "dlclose %s: %s", path, dlerror());
 }
 
 static void *loader(void *arg)

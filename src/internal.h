@@ -86,6 +86,16 @@ void sk__unlock(void);
 /* sk__lock_held_by_me - for assertions and signal-handler refusal. */
 bool sk__lock_held_by_me(void);
 
+/* ---- threads_check.c ----------------------------------------------------- */
+
+/* sk__in_signal_handler - the caller runs inside a signal handler (found by
+ * unwinding its stack); sk__lock() then refuses with -EDEADLK. */
+bool sk__in_signal_handler(void);
+/* sk__threads_check_sigtrap - before a key update, with the lock held:
+ * 0, or -EBUSY (with a message naming it) if another thread keeps SIGTRAP
+ * blocked and so would be killed by the int3 of a changing site. */
+int sk__threads_check_sigtrap(void);
+
 /* ---- update.c ----------------------------------------------------------- */
 
 /* sk__key_target - a key and the state its sites must show. */
@@ -139,6 +149,9 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 /* sk__trap_set_sites - the sorted addresses of all live sites, for traps
  * that arrive after their batch retired. Takes ownership of @addrs. */
 void sk__trap_set_sites(uintptr_t *addrs, size_t n);
+/* sk__trap_after_fork_child - forget handler readers of the parent's other
+ * threads, which do not exist in the child. */
+void sk__trap_after_fork_child(void);
 
 /* ---- writer.c ----------------------------------------------------------- */
 

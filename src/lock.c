@@ -20,6 +20,10 @@ static bool held;
 
 int sk__lock(void)
 {
+	/* Everything behind the lock mallocs and may wait: never from a signal
+	 * handler, which may have interrupted malloc or the lock holder. */
+	if (sk__in_signal_handler())
+		return -EDEADLK;
 	uint64_t t0 = sk__now_ns();
 	int r = pthread_mutex_lock(&patch_lock);
 
@@ -65,6 +69,7 @@ static void fork_child(void)
 	patch_lock = fresh;
 	held = false;
 	sk__writer_after_fork_child();
+	sk__trap_after_fork_child();
 }
 
 static void runtime_init_once(void)

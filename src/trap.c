@@ -158,7 +158,10 @@ int sk__trap_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	/* Every signal waits while the handler runs: a handler of another
+	 * signal that interrupted us and ran a changing site would meet its
+	 * int3 with SIGTRAP blocked, and the kernel would kill the process. */
+	sigfillset(&sa.sa_mask);
 	chained = cur;
 	if (sigaction(SIGTRAP, &sa, NULL) != 0)
 		return -errno;
@@ -266,4 +269,11 @@ void sk__trap_set_sites(uintptr_t *addrs, size_t n)
 		free(old->addrs);
 		free(old);
 	}
+}
+
+void sk__trap_after_fork_child(void)
+{
+	/* A parent thread may have been inside resolve() (a late trap) when
+	 * fork() copied the count; that thread does not exist here. */
+	__atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST);
 }

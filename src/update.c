@@ -96,6 +96,10 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 				r = plan_site(&l, o, &s[i], targets[t].on);
 		}
 	}
+	/* Only key updates are checked: an object being registered is not
+	 * running yet, so nobody can meet the int3 in its sites. */
+	if (r == 0 && l.n)
+		r = sk__threads_check_sigtrap();
 	return apply_list(&l, r);
 }
 

@@ -1,0 +1,229 @@
+/*
+ * blocked_sigtrap.c - a thread that blocks SIGTRAP and runs the sites.
+ *
+ * If such a thread met the int3 of a changing site, the kernel would kill
+ * the whole process.  The runtime looks at every thread's blocked mask
+ * before a key update and refuses with -EBUSY, naming the thread; key, count
+ * and sites stay as they were.  To make a missed detection fatal rather than
+ * lucky, the injection hook holds every batch open (int3 written) until the
+ * worker has run the sites again: had a batch started while the worker
+ * blocked SIGTRAP, the process would die here.
+ *
+ *	faults_blocked_sigtrap          refuse (default policy)
+ *	faults_blocked_sigtrap warn     STATICKEYS_BLOCKED_SIGTRAP=warn
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <statickeys.h>
+
+#include "../../src/internal.h"
+#include "../check.h"
+#include "../repeat.h"
+#include "capture.h"
+
+SK_DEFINE_KEY_FALSE(busy_key);
+
+#define NSITES 32
+
+__attribute__((noinline)) static int sites_on(void)
+{
+	int n = 0;
+	REP16(if (sk_branch_unlikely(&busy_key)) n++;
+	      if (sk_branch_likely(&busy_key)) n++;)
+	return n;
+}
+
+enum { RUN_SITES, PAUSE, UNBLOCK, STOP };
+
+static int command = RUN_SITES;
+static int worker_blocked;       /* 1 while it blocks SIGTRAP */
+static unsigned long worker_runs; /* executions of sites_on() */
+static long worker_tid;
+static unsigned long flip_seq;   /* odd while an update call runs */
+
+/* Mixed directions are only wrong when no update overlapped the call. */
+#define UPDATE(call)                                                         \
+	__extension__({                                                      \
+		__atomic_fetch_add(&flip_seq, 1, __ATOMIC_ACQ_REL);          \
+		int r_ = (call);                                             \
+		__atomic_fetch_add(&flip_seq, 1, __ATOMIC_ACQ_REL);          \
+		r_;                                                          \
+	})
+
+static void *worker(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "sk-blocked");
+	worker_tid = (long)gettid();
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&worker_blocked, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		int c = __atomic_load_n(&command, __ATOMIC_ACQUIRE);
+		if (c == STOP)
+			break;
+		if (c == UNBLOCK && worker_blocked) {
+			sigset_t trap;
+			sigemptyset(&trap);
+			sigaddset(&trap, SIGTRAP);
+			pthread_sigmask(SIG_UNBLOCK, &trap, NULL);
+			__atomic_store_n(&worker_blocked, 0, __ATOMIC_RELEASE);
+		}
+		if (c == PAUSE) {
+			usleep(1000);
+			continue;
+		}
+		unsigned long s1 = __atomic_load_n(&flip_seq, __ATOMIC_ACQUIRE);
+		int on = sites_on();
+		unsigned long s2 = __atomic_load_n(&flip_seq, __ATOMIC_ACQUIRE);
+		if (s1 == s2 && !(s1 & 1))
+			CHECK(on == 0 || on == NSITES,
+			      "worker saw %d of %d sites on between updates",
+			      on, NSITES);
+		__atomic_fetch_add(&worker_runs, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* With int3 in every changing site, wait until the worker ran them again. */
+static void hook(int point)
+{
+	if (point != SK__INJECT_AFTER_TRAP_WRITE ||
+	    __atomic_load_n(&command, __ATOMIC_ACQUIRE) != RUN_SITES)
+		return;
+	unsigned long seen = __atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < 20000; i++) {
+		if (__atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE) > seen + 1)
+			return;
+		usleep(100);
+	}
+}
+
+static void refused_while_blocked(void)
+{
+	struct capture c;
+	char tid[32];
+	int r;
+
+	capture_begin(&c);
+	r = UPDATE(sk_key_enable(&busy_key));
+	capture_end(&c);
+	snprintf(tid, sizeof(tid), "%ld", worker_tid);
+	CHECK(r == -EBUSY, "enable with a SIGTRAP-blocking thread returned %d, "
+	      "want -EBUSY", r);
+	CHECK(strstr(c.text, "sk-blocked") && strstr(c.text, tid),
+	      "the refusal names thread %s \"sk-blocked\": got \"%s\"", tid,
+	      c.text);
+	CHECK(!sk_key_enabled(&busy_key) && sk_key_count(&busy_key) == 0,
+	      "refused enable left the key %s with count %d",
+	      sk_key_enabled(&busy_key) ? "on" : "off",
+	      sk_key_count(&busy_key));
+	CHECK(sites_on() == 0, "refused enable changed sites");
+
+	r = UPDATE(sk_key_inc(&busy_key));
+	CHECK(r == -EBUSY, "inc returned %d, want -EBUSY", r);
+	struct sk_key_change ch[] = { SK_KEY_CHANGE(&busy_key, true) };
+	r = UPDATE(sk_commit(ch, 1));
+	CHECK(r == -EBUSY, "commit returned %d, want -EBUSY", r);
+	CHECK(sk_key_count(&busy_key) == 0 && sites_on() == 0,
+	      "refused inc/commit changed count (%d) or sites",
+	      sk_key_count(&busy_key));
+}
+
+static void allowed_once_unblocked(void)
+{
+	struct sk_stats before, after;
+
+	__atomic_store_n(&command, UNBLOCK, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&worker_blocked, __ATOMIC_ACQUIRE))
+		usleep(100);
+	__atomic_store_n(&command, RUN_SITES, __ATOMIC_RELEASE);
+	sk_stats_get(&before);
+	int r = UPDATE(sk_key_enable(&busy_key));
+	sk_stats_get(&after);
+	CHECK(r == 0, "enable after the worker unblocked SIGTRAP returned %d",
+	      r);
+	CHECK(sites_on() == NSITES, "sites are not all on after enable");
+	CHECK(after.traps_handled > before.traps_handled,
+	      "the worker ran the sites mid-batch but no trap was resumed");
+	r = UPDATE(sk_key_disable(&busy_key));
+	CHECK(r == 0 && sites_on() == 0, "disable returned %d", r);
+}
+
+/* A thread that blocks everything for 1 ms (as glibc does around clone)
+ * delays the update instead of failing it. */
+static void *brief_blocker(void *arg)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+	usleep(1000);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return NULL;
+}
+
+static void transient_block_waited_out(void)
+{
+	pthread_t t;
+	int blocked = 0;
+
+	pthread_create(&t, NULL, brief_blocker, &blocked);
+	while (!__atomic_load_n(&blocked, __ATOMIC_ACQUIRE))
+		usleep(50);
+	int r = UPDATE(sk_key_enable(&busy_key));
+	CHECK(r == 0, "enable during a 1 ms signal block returned %d", r);
+	pthread_join(t, NULL);
+	CHECK(UPDATE(sk_key_disable(&busy_key)) == 0 && sites_on() == 0,
+	      "disable after the transient block failed");
+}
+
+/* STATICKEYS_BLOCKED_SIGTRAP=warn: the update goes ahead with a warning.
+ * The worker is paused, so it runs no site while the batch is open. */
+static void warn_policy(void)
+{
+	struct capture c;
+
+	__atomic_store_n(&command, PAUSE, __ATOMIC_RELEASE);
+	capture_begin(&c);
+	int r = UPDATE(sk_key_enable(&busy_key));
+	capture_end(&c);
+	CHECK(r == 0, "enable under the warn policy returned %d", r);
+	CHECK(strstr(c.text, "sk-blocked") != NULL,
+	      "the warning names the thread: got \"%s\"", c.text);
+	CHECK(sites_on() == NSITES, "sites are not all on after enable");
+	CHECK(UPDATE(sk_key_disable(&busy_key)) == 0, "disable failed");
+}
+
+int main(int argc, char **argv)
+{
+	bool warn = argc > 1 && strcmp(argv[1], "warn") == 0;
+	pthread_t t;
+
+	if (warn)
+		setenv("STATICKEYS_BLOCKED_SIGTRAP", "warn", 1);
+	sk__inject_hook = hook;
+	pthread_create(&t, NULL, worker, NULL);
+	while (!__atomic_load_n(&worker_blocked, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE) < 10)
+		usleep(100);
+	if (warn) {
+		warn_policy();
+	} else {
+		refused_while_blocked();
+		allowed_once_unblocked();
+		transient_block_waited_out();
+	}
+	__atomic_store_n(&command, STOP, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	printf("worker ran the sites %lu times\n", worker_runs);
+	return check_summary();
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# build_libfuzzer.sh CLANG SRCDIR OUT RUNTIME_SOURCES... - build the libFuzzer
+# target: the runtime compiled as the library is (SK_BUILDING_LIBRARY), the
+# fuzz target as a program, all with the fuzzer's coverage and ASan/UBSan.
+set -eu
+clang=$1 src=$2 out=$3
+shift 3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Any UBSan report stops the run; qsort(NULL, 0) in the runtime is left out.
+flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+       -fno-sanitize-recover=undefined -fno-sanitize=nonnull-attribute
+       -D_GNU_SOURCE -I"$src/include" -I"$src/src")
+objs=()
+for f in "$@"; do
+	o=$tmp/$(basename "$f").o
+	"$clang" "${flags[@]}" -fsanitize=fuzzer-no-link -DSK_BUILDING_LIBRARY -c "$f" -o "$o"
+	objs+=("$o")
+done
+"$clang" "${flags[@]}" -fsanitize=fuzzer "$src/fuzz/request_fuzz.c" "${objs[@]}" \
+	-lpthread -ldl -o "$out"

@@ -5,8 +5,13 @@
  *   the test program   defines exe_key_false / exe_key_true (exe_keys.c)
  *   libsko_a.so        defines lib_key_false / lib_key_true (lib_a.c)
  *   libsko_b.so        links libsko_a.so, defines no key (lib_b.c)
- *   sko_plugin*.so     dlopen'd, defines plugin_key (plugin.c)
+ *   sko_plugin*.so     dlopen'd, defines plugin_key (plugin.c), runs its
+ *                      sites from a constructor (plugin_ctor.c)
  *   sko_user*.so       dlopen'd, uses plugin_key of another plugin
+ *   sko_flipper.so     flips exe_key_false from its constructor/destructor
+ *   sko_weak.so        has sites of an undefined weak key
+ *   sko_unload_mark.so tells the program when its destructors start
+ *   sko_plugin_cxx.so  runs sites from a C++ static initialiser
  *
  * Every object has a probe: probe(id) evaluates one likely and one unlikely
  * site of key @id *in that object* and returns PROBE_ON when both say the

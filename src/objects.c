@@ -27,11 +27,13 @@
  * from the registry (names, introspection); a plugin loaded again starts
  * from its keys' initial states.
  *
- * Lock order: the dynamic linker's lock, then the patch lock.  dlopen() and
- * dlclose() hold the former while running our constructors and destructors,
- * which take the latter; so nothing may call into the dynamic linker
- * (dladdr, dl_iterate_phdr, dlopen, dlsym) while holding the patch lock,
- * which is why an object is described before the lock is taken.
+ * Lock order: the dynamic linker's lock, then the patch lock.  glibc's
+ * dlopen() and dlclose() hold the former while running our constructors and
+ * destructors, which take the latter; so nothing may call into the dynamic
+ * linker (dladdr, dl_iterate_phdr, dlopen, dlsym) while holding the patch
+ * lock, which is why an object is described before the lock is taken.
+ * glibc's fork() does not take the dynamic linker's lock, so our fork
+ * handler holding the patch lock cannot deadlock with a dlopen() either.
  */
 #include <dlfcn.h>
 #include <errno.h>

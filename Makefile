@@ -15,5 +15,16 @@ build:
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 600
 
+# Benchmarks: a Release build of their own (never $(BUILD), which `make test`
+# uses), then bench/run_bench.py writes bench/out/REPORT.md, results.json and
+# the plots.  QUICK=1 runs small sizes (< 2 minutes).
+BENCH_BUILD ?= build-release
+
+bench:
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_programs
+	bash bench/setup_env.sh
+	python3 bench/run_bench.py --build $(BENCH_BUILD) --out bench/out $(if $(QUICK),--quick)
+
 clean:
 	rm -rf $(BUILD) build-*

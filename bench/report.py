@@ -1,0 +1,295 @@
+"""bench/report.py - goals and the Markdown report, from results.json.
+
+goals(results) judges the published goals (MET / MISSED, or "not measured"
+when an experiment could not run); render(results) writes REPORT.md.  The
+kernel's published figures are printed beside ours, always labelled as a
+reference: they were measured on other hardware, in the kernel.
+"""
+
+# The kernel's published figures (see docs/benchmarks.md for the sources).
+KERNEL_UPDATE = {
+    "one_by_one": "57 ms, 168 IPIs (56 sites, 24 CPUs; 2019)",
+    "batched": "1.4 ms, 3 IPIs (56 sites, 24 CPUs; 2019)",
+}
+KERNEL_TRAP = "int3 handler 45 ns -> ~180 ns with batching (2019)"
+KERNEL_STATIC_OFF = ("1 no-op instruction, no load, no conditional branch "
+                     "(Documentation/staging/static-keys.rst)")
+
+
+def _find(rows, **match):
+    for r in rows or []:
+        if all(r.get(k) == v for k, v in match.items()):
+            return r
+    return None
+
+
+def _goal(name, value, ok, target):
+    if value is None:
+        return {"goal": name, "target": target, "value": None,
+                "status": "NOT MEASURED"}
+    return {"goal": name, "target": target, "value": value,
+            "status": "MET" if ok else "MISSED"}
+
+
+def _branch_goals(res):
+    off = (res.get("branch_cost") or {}).get("static_off") or {}
+    out = []
+    for field, name in (("instructions", "static branch off: instructions"),
+                        ("data_reads", "static branch off: data reads"),
+                        ("branches", "static branch off: conditional branches")):
+        v = off.get(field)
+        want = 1 if field == "instructions" else 0
+        out.append(_goal(name, v, v is not None and round(v, 2) == want,
+                         "= %d per check" % want))
+    return out
+
+
+def _update_goals(res):
+    rows = res.get("update_latency") or []
+    out = []
+    b = _find(rows, sites=56, mode="batched")
+    m = _find(rows, sites=56, mode="mprotect")
+    out.append(_goal("56-site flip, default writer (median)",
+                     b and b["median_us"], b and b["median_us"] <= 200,
+                     "<= 200 us"))
+    out.append(_goal("56-site flip, mprotect writer (median)",
+                     m and m["median_us"], m and m["median_us"] <= 20,
+                     "<= 20 us"))
+    batched = [r for r in rows if r["mode"] != "one_by_one"]
+    worst = max((r["syncs_per_flip"] for r in batched), default=None)
+    out.append(_goal("core syncs per flip, every N (batched modes)", worst,
+                     worst is not None and worst <= 3, "<= 3"))
+    return out
+
+
+def _other_goals(res):
+    out = []
+    d = res.get("disturbance") or {}
+    v = d.get("batched_interruptions_per_flip")
+    out.append(_goal("interruptions of the spinning thread per batched flip",
+                     v, v is not None and v <= 3, "<= 3"))
+    runs = (res.get("pipe") or {}).get("runs") or []
+    for ipc in ("threads", "processes"):
+        for checks in (8, 32):
+            r = _find(runs, ipc=ipc, checks=checks, variant="static")
+            v = r and r["ratio_to_flag"]
+            out.append(_goal("pipe ping-pong, %s, %d checks: static / flag"
+                             % (ipc, checks), v, v is not None and v <= 1.0,
+                             "<= 1.00 (no slower)"))
+    return out
+
+
+def goals(res):
+    return _branch_goals(res) + _update_goals(res) + _other_goals(res)
+
+
+def _fmt(v, nd=2):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return ("%%.%df" % nd) % v
+    return str(v)
+
+
+def _table(head, rows):
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(_fmt(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _status_of(res, name):
+    for g in res.get("goals", []):
+        if g["goal"] == name:
+            return g["status"]
+    return ""
+
+
+def main_table(res):
+    """The update-latency table: the README shows this one."""
+    rows = []
+    for r in res.get("update_latency") or []:
+        ref = KERNEL_UPDATE.get(r["mode"], "") if r["sites"] == 56 else ""
+        rows.append([r["sites"], r["mode"], r["median_us"], r["p99_us"],
+                     r["syncs_per_flip"], ref])
+    return _table(["sites", "mode", "median us", "p99 us", "core syncs/flip",
+                   "kernel (reference)"], rows)
+
+
+def _section_branch(res):
+    bc = res.get("branch_cost") or {}
+    s = "## 1. Branch cost per check\n\n"
+    if bc.get("cachegrind_skipped"):
+        s += "Instruction counts not measured: %s.\n\n" % bc["cachegrind_skipped"]
+    rows = []
+    for v in bc.get("variants", []):
+        d = bc.get(v) or {}
+        rows.append([v, d.get("instructions"), d.get("data_reads"),
+                     d.get("branches"), d.get("mispredicts"),
+                     d.get("code_bytes"), d.get("cold_ns"),
+                     d.get("cold_ratio_to_flag"), d.get("hot_ns")])
+    s += _table(["check", "instructions", "data reads", "cond. branches",
+                 "mispredicts", "bytes/site", "ns, flag evicted",
+                 "iteration / flag iteration", "ns, hot"], rows)
+    s += "\nKernel (reference): static branch off = %s.\n\n" % KERNEL_STATIC_OFF
+    return s
+
+
+def _section_pipe(res):
+    p = res.get("pipe") or {}
+    s = "## 2. Pipe ping-pong (tracepoint case)\n\n"
+    rows = [[r["ipc"], r["checks"], r["variant"], r["median_ms"], r["min_ms"],
+             r["max_ms"], r["ratio_to_flag"]] for r in p.get("runs", [])]
+    s += _table(["ipc", "checks", "variant", "median ms", "min ms", "max ms",
+                 "ratio to flag (median)"], rows)
+    if p.get("cachegrind"):
+        s += "\nCachegrind, per message (threads):\n\n"
+        s += _table(["checks", "variant", "instructions", "data reads",
+                     "cond. branches"],
+                    [[c["checks"], c["variant"], c["instructions_per_message"],
+                      c["data_reads_per_message"], c["branches_per_message"]]
+                     for c in p["cachegrind"]])
+    elif p.get("cachegrind_skipped"):
+        s += "\nCachegrind counts not measured: %s.\n" % p["cachegrind_skipped"]
+    return s + "\n"
+
+
+def _section_update(res):
+    info = res.get("update_info") or {}
+    s = "## 3. Update latency (one key, N sites)\n\n"
+    s += "Writer: %s; core sync: %s.\n\n" % (info.get("writer"),
+                                            info.get("sync_method"))
+    s += main_table(res)
+    st = info.get("strace") or {}
+    if st.get("skipped"):
+        s += "\nstrace cross-check skipped: %s.\n" % st["skipped"]
+    elif st:
+        s += ("\nstrace -c cross-check (56 sites, all modes): %d membarrier "
+              "calls = %d core syncs counted by the runtime + %d set-up "
+              "calls: %s.\n" % (st["membarrier_calls"],
+                                st["runtime_core_syncs"], st["setup_calls"],
+                                "agree" if st["agree"] else "DISAGREE"))
+    return s + "\n"
+
+
+def _section_commit(res):
+    c = res.get("commit") or {}
+    s = "## 4. Multi-key commit\n\n"
+    if c.get("skipped"):
+        return s + "Skipped: %s.\n\n" % c["skipped"]
+    rows = [[r["keys"], r["sites"], r["mode"], r["median_us"], r["p99_us"],
+             r["syncs_per_change"]] for r in c.get("runs", [])]
+    return s + _table(["keys", "sites", "how", "median us", "p99 us",
+                       "core syncs"], rows) + "\n"
+
+
+def _section_trap(res):
+    t = res.get("trap") or {}
+    s = "## 5. Trap path\n\n"
+    if not t:
+        return s + "Not measured.\n\n"
+    s += ("A bare int3 -> SIGTRAP -> empty handler -> sigreturn round trip "
+          "costs %s ns here (the kernel's share).  A thread that hits a site "
+          "mid-update:\n\n" % _fmt(t.get("bare_int3_ns_median"), 0))
+    s += _table(["sites in batch", "trap round trip ns (median)", "p99 ns",
+                 "handler's own ns"],
+                [[r["sites"], r["trap_ns_median"], r["trap_ns_p99"],
+                  r["handler_ns_median"]] for r in t.get("by_sites", [])])
+    s += "\nKernel (reference): %s.\n\n" % KERNEL_TRAP
+    s += "Traps per flip while another thread runs every site in a loop:\n\n"
+    s += _table(["sites", "mode", "traps per flip", "flip us (median)",
+                 "loop rounds"],
+                [[r["sites"], r["mode"], r["traps_per_flip"],
+                  r["flip_median_us"], r["hammer_rounds"]]
+                 for r in t.get("hits", [])])
+    return s + "\n"
+
+
+def _section_disturbance(res):
+    d = res.get("disturbance") or {}
+    s = "## 6. Disturbance of other threads\n\n"
+    if d.get("skipped"):
+        return s + "Skipped: %s.\n\n" % d["skipped"]
+    runs = res.get("disturbance_runs") or []
+    if runs:
+        labels = list(runs[0]["gap_histogram"].keys())
+        s += ("Spinner on CPU 1 (gaps > %d ns), %d flips of a 56-site key on "
+              "CPU 0; median of %s repeat(s):\n\n"
+              % (runs[0]["threshold_ns"], runs[0]["flips"], d.get("repeats")))
+        s += _table(["observer", "mode", "interruptions/flip",
+                     "raw gaps/flip", "background gaps/s", "flip us"] + labels,
+                    [[r["observer"], r["mode"], r["interruptions_per_flip"],
+                      r["raw_gaps_per_flip"], r["background_gaps_per_s"],
+                      r["flip_us"]] + [r["gap_histogram"][k] for k in labels]
+                     for r in runs])
+    rows = []
+    for key in ("batched", "one_by_one", "mprotect", "other_process"):
+        k = key + "_interruptions_per_flip"
+        if k in d:
+            sp = d.get(k + "_spread")
+            rows.append([key, d[k], sp and "[%.2f, %.2f]" % tuple(sp)])
+    s += "\n" + _table(["run", "interruptions/flip (median)", "[min, max]"],
+                       rows)
+    s += ("\nKernel (reference): 168 IPIs per flip one by one, 3 batched "
+          "(56 sites, 2019).\n\n")
+    return s
+
+
+def _section_locks(res):
+    lk = res.get("locks") or {}
+    s = "## 7. Patch-lock hold and wait\n\n"
+    if not lk:
+        return s + "Not measured.\n\n"
+    labels = lk["bucket_labels"]
+    rows = []
+    for name, what in (("lock_hold", "patch lock held (updaters)"),
+                       ("lock_wait", "waiting for the lock (updaters)"),
+                       ("fast_path", "sk_key_inc/dec on an enabled key")):
+        h = lk[name]
+        rows.append([what] + h["buckets"] + [h["max_ns"] / 1e3])
+    s += "%d flips by 2 threads on 2 keys while 2 threads inc/dec a third:\n\n" \
+        % lk.get("flips", 0)
+    s += _table(["histogram"] + labels + ["max us"], rows)
+    return s + "\n"
+
+
+def _section_goals(res):
+    rows = [[g["goal"], g["target"], g["value"], "**%s**" % g["status"]]
+            for g in res.get("goals", [])]
+    return "## Goals\n\n" + _table(["goal", "target", "measured", "status"],
+                                   rows) + "\n"
+
+
+def _section_header(res):
+    h = res["header"]
+    s = "# statickeys benchmark report\n\n"
+    s += "| | |\n|---|---|\n"
+    for k in ("date", "cpu", "cpus", "kernel", "compiler", "commit", "build"):
+        s += "| %s | %s |\n" % (k, h.get(k))
+    s += "| run | %s, %s s |\n\n" % ("QUICK=1 (small sizes)" if h.get("quick")
+                                     else "full", h.get("seconds"))
+    s += ("Every figure is a median over repeated runs; every ratio is "
+          "measured in the same run.  Kernel figures are printed as a "
+          "reference only: other hardware, inside the kernel.  How to read "
+          "each table: docs/benchmarks.md.\n\n")
+    return s
+
+
+def _section_plots(res):
+    p = res.get("plots")
+    if isinstance(p, dict):
+        return "## Plots\n\nNo plots: %s.\n\n" % p.get("skipped")
+    return "## Plots\n\n" + "".join("![%s](%s)\n\n" % (f[:-4], f)
+                                    for f in p or [])
+
+
+def render(res):
+    s = _section_header(res) + _section_goals(res)
+    for fn in (_section_branch, _section_pipe, _section_update,
+               _section_commit, _section_trap, _section_disturbance,
+               _section_locks, _section_plots):
+        s += fn(res)
+    if res.get("errors"):
+        s += "## Errors\n\n" + "".join("- %s: %s\n" % kv
+                                       for kv in res["errors"].items())
+    return s

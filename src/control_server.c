@@ -47,6 +47,7 @@ struct conn {
 static pthread_mutex_t server_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	bool running;
+	pid_t owner;
 	pthread_t thread;
 	int listen_fd;
 	int wake[2];
@@ -382,10 +383,45 @@ static void cleanup_files(void)
 	srv.dir[0] = '\0';
 }
 
+/* The child of a fork has no server thread: forget the parent's server
+ * without touching its socket, so the child may start its own. */
+static void forget_after_fork(void)
+{
+	if (!srv.running)
+		return;
+	close(srv.wake[0]);
+	close(srv.wake[1]);
+	close(srv.listen_fd);
+	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
+		if (srv.conns[i].fd >= 0)
+			close(srv.conns[i].fd);
+	srv.dir[0] = '\0';
+	srv.running = false;
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	server_mutex = fresh;
+}
+
+/* A program that exits without sk_control_stop() leaves no socket file. */
+static void remove_files_at_exit(void)
+{
+	if (srv.running && srv.owner == getpid())
+		cleanup_files();
+}
+
+static void register_handlers_once(void)
+{
+	pthread_atfork(NULL, NULL, forget_after_fork);
+	atexit(remove_files_at_exit);
+}
+
 static int start_locked(const char *path)
 {
+	static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&handlers_once, register_handlers_once);
 	if (srv.running)
 		return -EALREADY;
+	srv.owner = getpid();
 	srv.dir[0] = '\0';
 	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
 		srv.conns[i].fd = -1;

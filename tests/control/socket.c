@@ -10,6 +10,7 @@
  *   - a client that sends requests and never reads its replies does not
  *     stop the program's own updates, nor the server answering others;
  *   - clients beyond SK_CONTROL_MAX_CLIENTS are told the server is busy;
+ *   - a forked child can start its own server, the parent's keeps going;
  *   - a stale socket file is replaced; a non-socket file or a directory
  *     that is not private is refused.
  */
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <statickeys.h>
 
@@ -154,6 +156,29 @@ static void test_too_many_clients(void)
 		close(fds[i]);
 }
 
+/* A forked child has no server thread: it may start its own, and the
+ * parent's keeps serving. */
+static void test_fork_child_starts_its_own(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char p[108];
+		int ok = sk_control_start(NULL) == 0 &&
+			 sk_control_socket_path(p, sizeof(p)) == 0 &&
+			 strcmp(p, path) != 0 && sk_control_stop() == 0;
+		_exit(ok ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the child started and stopped its own server");
+	int fd = client_connect(path);
+	char *r = client_ask(fd, "help\n");
+	CHECK(reply_ok(r), "the parent's server still answers: %s", r);
+	free(r);
+	close(fd);
+}
+
 static void test_stop_removes_files(void)
 {
 	char dir[108];
@@ -198,6 +223,7 @@ int main(void)
 	test_bad_requests_keep_the_connection();
 	test_stuck_client_delays_nothing();
 	test_too_many_clients();
+	test_fork_child_starts_its_own();
 	test_stop_removes_files();
 	test_paths_refused_or_replaced();
 	return check_summary();

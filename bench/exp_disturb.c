@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -75,8 +76,32 @@ struct window {
 	uint64_t lo, hi; /* TSC */
 };
 
+/* Function-call IPIs CPU @cpu has taken so far ("CAL" in /proc/interrupts),
+ * or -1 if unknown.  membarrier's IPIs are of this kind. */
+static long long call_ipis(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	long long n = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "CAL:", 4) != 0)
+			continue;
+		p += 4;
+		for (int i = 0; i <= cpu; i++)
+			n = strtoll(p, &p, 10);
+		break;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
 static uint64_t gaps_in(const struct spin_log *log, struct window w,
-			uint64_t *hist)
+			uint64_t *hist, uint64_t *total_len)
 {
 	uint64_t n = 0;
 	double per_us = bench_tsc_per_ns() * 1e3;
@@ -85,6 +110,8 @@ static uint64_t gaps_in(const struct spin_log *log, struct window w,
 		if (log->start[i] < w.lo || log->start[i] >= w.hi)
 			continue;
 		n++;
+		if (total_len)
+			*total_len += log->len[i];
 		if (!hist)
 			continue;
 		int b = 0;
@@ -107,7 +134,9 @@ struct run {
 	const char *name, *mode;
 	bool other_process;
 	long flips, idle_ms;
-	double per_flip, raw_per_flip, background_per_s, flip_us;
+	double per_flip, raw_per_flip, background_per_s, flip_us, syncs_per_flip;
+	double ipis_per_flip;  /* CPU 1's function-call IPIs, -1 if unknown */
+	double away_fraction;  /* of the flip window, spent in gaps */
 	uint64_t hist[GAP_BUCKETS];
 };
 
@@ -122,10 +151,20 @@ static int observe(struct run *run, struct window *idle, struct window *busy)
 	idle->lo = bench_rdtsc();
 	sleep_ms(run->idle_ms);
 	idle->hi = bench_rdtsc();
+	struct sk_stats s0, s1;
+	sk_stats_get(&s0);
+	long long ipi0 = call_ipis(1);
 	busy->lo = bench_rdtsc();
 	for (long f = 0; f < run->flips / 2 && r == 0; f++)
 		r = bench_flip(g->key, &on, &off);
 	busy->hi = bench_rdtsc();
+	long long ipi1 = call_ipis(1);
+	sk_stats_get(&s1);
+	run->ipis_per_flip = ipi0 < 0 || ipi1 < 0 ? -1 :
+			     (double)(ipi1 - ipi0) / (double)(run->flips / 2 * 2);
+	/* The IPIs sent: one per core sync to each other CPU running us. */
+	run->syncs_per_flip = (double)(s1.core_syncs - s0.core_syncs) /
+			      (double)(run->flips / 2 * 2);
 	return r;
 }
 
@@ -135,8 +174,9 @@ static void analyse(struct run *run, const struct spin_log *log,
 	double tsc_s = bench_tsc_per_ns() * 1e9;
 	double idle_s = (double)(idle.hi - idle.lo) / tsc_s;
 	double busy_s = (double)(busy.hi - busy.lo) / tsc_s;
-	double bg = (double)gaps_in(log, idle, NULL) / idle_s;
-	double raw = (double)gaps_in(log, busy, run->hist);
+	uint64_t away = 0;
+	double bg = (double)gaps_in(log, idle, NULL, NULL) / idle_s;
+	double raw = (double)gaps_in(log, busy, run->hist, &away);
 	double flips = (double)(run->flips / 2 * 2);
 	double net = raw - bg * busy_s;
 
@@ -144,6 +184,9 @@ static void analyse(struct run *run, const struct spin_log *log,
 	run->raw_per_flip = raw / flips;
 	run->per_flip = (net > 0 ? net : 0) / flips;
 	run->flip_us = busy_s * 1e6 / flips;
+	/* Time the spinner was not running: while another task has its CPU,
+	 * membarrier has no reason to interrupt that CPU at all. */
+	run->away_fraction = (double)away / (double)(busy.hi - busy.lo);
 }
 
 static int run_thread(struct run *run, struct spin_log *log)
@@ -192,6 +235,10 @@ static void emit(struct json *j, const struct run *run, long threshold_ns)
 	json_num(j, "raw_gaps_per_flip", run->raw_per_flip);
 	json_num(j, "background_gaps_per_s", run->background_per_s);
 	json_num(j, "flip_us", run->flip_us);
+	json_num(j, "syncs_per_flip", run->syncs_per_flip);
+	json_num(j, "cpu1_call_ipis_per_flip",
+		 run->ipis_per_flip < 0 ? NAN : run->ipis_per_flip);
+	json_num(j, "spinner_away_fraction", run->away_fraction);
 	json_int(j, "flips", run->flips / 2 * 2);
 	json_int(j, "threshold_ns", threshold_ns);
 	json_object(j, "gap_histogram");
@@ -220,10 +267,12 @@ static int run_all(struct json *j, struct run *runs, size_t n,
 			r = runs[i].other_process ? run_process(&runs[i], log)
 						  : run_thread(&runs[i], log);
 		if (r == 0) {
-			printf("%-14s %-11s %10.2f %10.2f %10.1f %10.1f\n",
+			printf("%-14s %-11s %10.2f %10.2f %10.1f %10.1f %8.1f "
+			       "%8.1f %6.3f\n",
 			       runs[i].name, runs[i].mode, runs[i].per_flip,
 			       runs[i].raw_per_flip, runs[i].background_per_s,
-			       runs[i].flip_us);
+			       runs[i].flip_us, runs[i].syncs_per_flip,
+			       runs[i].ipis_per_flip, runs[i].away_fraction);
 			emit(j, &runs[i], threshold_ns);
 		} else if (r == -ENOTSUP) {
 			printf("%-14s %-11s unavailable here\n", runs[i].name,
@@ -257,8 +306,9 @@ int exp_disturbance(int argc, char **argv, struct json *j)
 	}
 	printf("disturbance: spinner on CPU 1, %ld flips of a 56-site key on "
 	       "CPU 0, gaps > %ld ns\n", flips, threshold_ns);
-	printf("%-14s %-11s %10s %10s %10s %10s\n", "observer", "mode",
-	       "per_flip", "raw", "bg_per_s", "flip_us");
+	printf("%-14s %-11s %10s %10s %10s %10s %8s %8s %6s\n", "observer",
+	       "mode", "per_flip", "raw", "bg_per_s", "flip_us", "syncs",
+	       "cpu1_ipi", "away");
 	int r = run_all(j, runs, sizeof(runs) / sizeof(runs[0]), threshold_ns);
 	if (r == 0) {
 		json_object(j, "disturbance");

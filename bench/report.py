@@ -217,10 +217,15 @@ def _section_disturbance(res):
               "CPU 0; median of %s repeat(s):\n\n"
               % (runs[0]["threshold_ns"], runs[0]["flips"], d.get("repeats")))
         s += _table(["observer", "mode", "interruptions/flip",
-                     "raw gaps/flip", "background gaps/s", "flip us"] + labels,
+                     "raw gaps/flip", "background gaps/s", "flip us",
+                     "core syncs/flip", "CPU 1 call IPIs/flip",
+                     "spinner away"] + labels,
                     [[r["observer"], r["mode"], r["interruptions_per_flip"],
                       r["raw_gaps_per_flip"], r["background_gaps_per_s"],
-                      r["flip_us"]] + [r["gap_histogram"][k] for k in labels]
+                      r["flip_us"], r.get("syncs_per_flip"),
+                      r.get("cpu1_call_ipis_per_flip"),
+                      r.get("spinner_away_fraction")]
+                     + [r["gap_histogram"][k] for k in labels]
                      for r in runs])
     rows = []
     for key in ("batched", "one_by_one", "mprotect", "other_process"):
@@ -232,6 +237,14 @@ def _section_disturbance(res):
                        rows)
     s += ("\nKernel (reference): 168 IPIs per flip one by one, 3 batched "
           "(56 sites, 2019).\n\n")
+    away = max((r.get("spinner_away_fraction") or 0 for r in runs), default=0)
+    if away > 0.05:
+        s += ("Note: the spinner was off its CPU for up to %.0f%% of a flip "
+              "window (other load on the machine).  membarrier interrupts "
+              "only CPUs that are running this process at that moment, so "
+              "interruptions per flip fall below core syncs per flip; the "
+              "CPU 1 IPI count from /proc/interrupts shows the same.\n\n"
+              % (100 * away))
     return s
 
 

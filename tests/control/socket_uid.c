@@ -83,6 +83,14 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(skctl, sizeof(skctl), "%s/skctl", tmp);
 	CHECK(copy_file(argv[1], skctl) == 0, "copy skctl to %s", skctl);
+	char *help_argv[] = { "setpriv", "--reuid=65534", "--regid=65534",
+			      "--clear-groups", skctl, "--help", NULL };
+	if (run(help_argv, out, sizeof(out)) != 0) {
+		unlink(skctl);
+		rmdir(tmp);
+		skip_test("uid 65534 cannot run a program from /tmp here "
+			  "(noexec mount?)");
+	}
 
 	unsetenv("XDG_RUNTIME_DIR");
 	CHECK(sk_control_start(NULL) == 0, "start at the default path");

@@ -10,12 +10,15 @@ trap 'rm -rf "$tmp"' EXIT
 # Any UBSan report stops the run; qsort(NULL, 0) in the runtime is left out.
 flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
        -fno-sanitize-recover=undefined -fno-sanitize=nonnull-attribute
-       -D_GNU_SOURCE -I"$src/include" -I"$src/src")
+       -D_GNU_SOURCE -I"$src/include" -I"$src/src" -I"$src/tools")
 objs=()
 for f in "$@"; do
 	o=$tmp/$(basename "$f").o
 	"$clang" "${flags[@]}" -fsanitize=fuzzer-no-link -DSK_BUILDING_LIBRARY -c "$f" -o "$o"
 	objs+=("$o")
 done
+"$clang" "${flags[@]}" -fsanitize=fuzzer-no-link -c "$src/tools/skctl_json.c" \
+	-o "$tmp/skctl_json.o"
 "$clang" "${flags[@]}" -fsanitize=fuzzer "$src/fuzz/request_fuzz.c" "${objs[@]}" \
+	"$tmp/skctl_json.o" \
 	-lpthread -ldl -o "$out"

@@ -7,7 +7,8 @@
  * real runtime exactly as the server would: keys defined below are looked
  * up, flipped and listed.  Checked on every input: names returned by the
  * parser lie inside the input and are valid; a reply is empty (blank
- * line) or exactly one line of JSON; nothing crashes.
+ * line) or exactly one line of JSON that skctl's parser accepts; nothing
+ * crashes.  The input is also fed to skctl's JSON parser as a reply.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <statickeys.h>
 
 #include "control_plane.h"
+#include "skctl_json.h"
 
 SK_DEFINE_KEY_FALSE_DESC(fuzz_a, "a \"quoted\" \\ description\twith a tab");
 SK_DEFINE_KEY_TRUE(fuzz_b);
@@ -57,6 +59,21 @@ static void check_reply(const struct sk__json *reply)
 	if (reply->buf[0] != '{' || reply->buf[reply->len - 1] != '\n' ||
 	    memchr(reply->buf, '\n', reply->len) != reply->buf + reply->len - 1)
 		abort();
+	struct json *j = json_parse(reply->buf);
+	if (!j || j->type != JSON_OBJECT || !json_get(j, "ok"))
+		abort();
+	json_free(j);
+}
+
+/* skctl reads replies from a process it may not trust. */
+static void check_reply_parser(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+
+	memcpy(text, data, size);
+	text[size] = '\0';
+	json_free(json_parse(text));
+	free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_reply(&reply);
 	sk__json_free(&reply);
 	free(line);
+	check_reply_parser(data, size);
 	(void)fuzz_sites();
 	return 0;
 }

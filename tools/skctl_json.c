@@ -18,6 +18,16 @@ struct parser {
 
 static struct json *parse_value(struct parser *ps);
 
+/* The next character, never stepping past the terminating NUL. */
+static char take(struct parser *ps)
+{
+	char c = *ps->p;
+
+	if (c)
+		ps->p++;
+	return c;
+}
+
 static void skip_ws(struct parser *ps)
 {
 	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
@@ -53,12 +63,12 @@ static char *parse_string(struct parser *ps)
 	if (!out)
 		return NULL;
 	while (*ps->p && *ps->p != '"') {
-		char c = *ps->p++;
+		char c = take(ps);
 		if (c != '\\') {
 			out[n++] = c;
 			continue;
 		}
-		c = *ps->p++;
+		c = take(ps);
 		if (c == 'u') {
 			unsigned v = 0;
 			for (int i = 0; i < 4; i++) {
@@ -116,10 +126,10 @@ static struct json *parse_container(struct parser *ps, enum json_type t,
 		char *key = NULL;
 		skip_ws(ps);
 		if (t == JSON_OBJECT) {
-			if (*ps->p++ != '"' || !(key = parse_string(ps)))
+			if (take(ps) != '"' || !(key = parse_string(ps)))
 				goto bad;
 			skip_ws(ps);
-			if (*ps->p++ != ':') {
+			if (take(ps) != ':') {
 				free(key);
 				goto bad;
 			}
@@ -137,7 +147,7 @@ static struct json *parse_container(struct parser *ps, enum json_type t,
 			ps->p++;
 			continue;
 		}
-		if (*ps->p++ != close)
+		if (take(ps) != close)
 			goto bad;
 		ps->depth--;
 		return j;

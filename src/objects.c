@@ -303,6 +303,56 @@ static void settle_key_owners(struct sk__object *obj)
 	obj->nkeys = kept;
 }
 
+/*
+ * One runtime per process.  A program that links the static library without
+ * exporting it, and loads a plugin linked with the shared one, has two: each
+ * patches only the objects registered with it, so a key flipped through one
+ * never reaches the other's sites.  To say so instead of failing silently,
+ * each runtime stamps the keys its objects define with bits of its own
+ * address (bits 1..15 of the key's magic, unused otherwise) and checks the
+ * stamp of every key its sites name.
+ */
+#define RUNTIME_STAMP_MASK 0xfffeu
+
+static unsigned runtime_stamp(void)
+{
+	unsigned s = (unsigned)((uintptr_t)&sk__objects >> 3) &
+		     RUNTIME_STAMP_MASK;
+
+	return s ? s : 2;
+}
+
+static void stamp_keys(const struct sk__object *obj, unsigned stamp)
+{
+	for (size_t i = 0; i < obj->nkeys; i++) {
+		unsigned *m = &obj->keys[i]->magic;
+		unsigned old = __atomic_load_n(m, __ATOMIC_RELAXED);
+		if (!(old & RUNTIME_STAMP_MASK))
+			__atomic_compare_exchange_n(m, &old, old | stamp, false,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+	}
+}
+
+static void check_one_runtime(const struct sk__object *obj, unsigned stamp)
+{
+	static bool warned;
+
+	for (size_t i = 0; i < obj->nsites && !warned; i++) {
+		const struct sk_key *key = obj->sites[i].key;
+		unsigned other = __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
+				 RUNTIME_STAMP_MASK;
+		if (!other || other == stamp)
+			continue;
+		warned = true;
+		sk__warn("key '%s', used by %s, belongs to another copy of the "
+			 "statickeys runtime in this process: updates through "
+			 "one copy do not reach the other's sites; link one "
+			 "runtime only (see README, \"One runtime per process\")",
+			 key->name, display_name(obj));
+	}
+}
+
 SK_API void sk__object_register(struct sk__object_handle *handle,
 				const struct sk__site_entry *sites_start,
 				const struct sk__site_entry *sites_stop,
@@ -329,6 +379,8 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 	}
 	obj->handle = handle;
 	settle_key_owners(obj);
+	stamp_keys(obj, runtime_stamp());
+	check_one_runtime(obj, runtime_stamp());
 	obj->next = sk__objects;
 	sk__objects = obj;
 	handle->object = obj;

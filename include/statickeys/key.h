@@ -48,7 +48,9 @@ extern "C" {
  * struct sk_key - the untyped part every static key shares.
  * @enabled:     reference count, accessed atomically; -1 while the first
  *               enable of the key is patching its sites (reads as enabled).
- * @magic:       SK__KEY_MAGIC | SK__KEY_INIT_TRUE for keys that start on.
+ * @magic:       SK__KEY_MAGIC | SK__KEY_INIT_TRUE for keys that start on;
+ *               bits 1-15 are set by the runtime that registers the key's
+ *               object (to notice a second copy of the runtime).
  * @name:        the key's name, by default its C identifier.
  * @description: an optional one-line description, or NULL.
  *

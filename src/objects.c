@@ -38,6 +38,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -129,7 +130,8 @@ static int decode_sites(struct sk__object *obj,
 		}
 		obj->nsites++;
 	}
-	qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
+	if (obj->nsites)
+		qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
 	return 0;
 }
 
@@ -218,7 +220,8 @@ static void publish_site_index(void)
 	for (struct sk__object *o = sk__objects; o; o = o->next)
 		for (size_t i = 0; i < o->nsites; i++)
 			addrs[k++] = o->sites[i].code;
-	qsort(addrs, n, sizeof(*addrs), addr_cmp);
+	if (n) /* qsort's array argument must not be NULL, even for 0 */
+		qsort(addrs, n, sizeof(*addrs), addr_cmp);
 	sk__trap_set_sites(addrs, n);
 }
 
@@ -353,14 +356,34 @@ static void check_one_runtime(const struct sk__object *obj, unsigned stamp)
 	}
 }
 
+/*
+ * The runtime installs process-wide handlers (SIGTRAP, fork) that point into
+ * the object containing it, so that object must never be unmapped.  The
+ * shared library is linked -z nodelete; a copy of the static library inside
+ * a plugin is pinned here, when it first registers an object.  For the
+ * program itself the NOLOAD lookup finds nothing and changes nothing.
+ */
+static void pin_runtime(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)&sk__object_register, &info) && info.dli_fname &&
+	    *info.dli_fname)
+		(void)dlopen(info.dli_fname,
+			     RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 SK_API void sk__object_register(struct sk__object_handle *handle,
 				const struct sk__site_entry *sites_start,
 				const struct sk__site_entry *sites_stop,
 				struct sk_key *const *keys_start,
 				struct sk_key *const *keys_stop)
 {
+	static pthread_once_t pinned = PTHREAD_ONCE_INIT;
+
 	if (__atomic_fetch_add(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	pthread_once(&pinned, pin_runtime);
 	sk__runtime_init();
 	if (!sites_start && !keys_start)
 		return;

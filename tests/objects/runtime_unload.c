@@ -2,10 +2,12 @@
  * tests/objects/runtime_unload.c - a program that knows nothing of
  * statickeys loads a plugin that does, lets it flip a key, and unloads it.
  *
- * The runtime came in as the plugin's dependency and installed a SIGTRAP
- * handler (and fork handlers); it must stay loaded after the plugin goes,
- * or the next SIGTRAP would jump into unmapped memory.  The program's own
- * SIGTRAP handler, installed first, must still receive its breakpoints.
+ * The runtime came in with the plugin (as its dependency, or linked into
+ * it from the static library) and installed a SIGTRAP handler (and fork
+ * handlers); the object holding it (SKO_STAYS) must stay loaded after the
+ * plugin is closed, or the next SIGTRAP would jump into unmapped memory.
+ * The program's own SIGTRAP handler, installed first, must still receive
+ * its breakpoints.
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -30,8 +32,9 @@ int main(void)
 	int (*flip)(void) = (int (*)(void))dlsym(h, "sko_standalone_flip");
 	CHECK(flip && flip() == 0, "the plugin flipped its key");
 	CHECK(dlclose(h) == 0, "dlclose");
-	void *rt = dlopen(SKO_RUNTIME_SONAME, RTLD_LAZY | RTLD_NOLOAD);
-	CHECK(rt != NULL, "the runtime stays loaded after its last user left");
+	void *rt = dlopen(SKO_STAYS, RTLD_LAZY | RTLD_NOLOAD);
+	CHECK(rt != NULL, "the runtime's object stays loaded after its last "
+			  "user left");
 	if (rt)
 		dlclose(rt);
 	__asm__ __volatile__("int3");

@@ -1,7 +1,8 @@
 /*
  * tests/objects/races.c - dlopen() and dlclose() while a batch is half done.
  *
- *	sko_races dlclose_during_batch | dlopen_during_batch
+ *	sko_races dlclose_during_batch | dlopen_during_batch |
+ *	          fork_during_dlopen
  *
  * Linked with the runtime built with injection hooks: the hook stops an
  * update of exe_key_false right after its int3 bytes went in (plugin sites
@@ -14,12 +15,17 @@
  * dlopen_during_batch: the plugin's registration waits for the batch and
  *	then patches the plugin to the key's new state, so its constructor and
  *	first call see the update that was in flight when dlopen() began.
+ * fork_during_dlopen: the same, with a third thread forking meanwhile: no
+ *	deadlock between the dynamic linker's lock, the patch lock and fork,
+ *	and the child sees the finished update and can flip keys itself.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../src/internal.h"
 #include "../check.h"
@@ -63,6 +69,41 @@ static void *loader(void *arg)
 {
 	(void)arg;
 	sem_wait(&start_other);
+	plugin = dlopen(SKO_PLUGIN1, RTLD_NOW | RTLD_LOCAL);
+	sem_post(&other_done);
+	return NULL;
+}
+
+static sem_t start_fork;
+static pid_t child = -1;
+
+/* In a child forked while a registration waited for the patch lock: the
+ * update finished before the fork, and the runtime works in the child. */
+static int child_checks(void)
+{
+	if (sko_exe_probe(SKO_EXE_FALSE) != PROBE_ON)
+		return 1;
+	if (sk_key_disable(&exe_key_false) != 0)
+		return 2;
+	return sko_exe_probe(SKO_EXE_FALSE) == PROBE_OFF ? 0 : 3;
+}
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	sem_wait(&start_fork);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_checks());
+	child = pid;
+	return NULL;
+}
+
+static void *loader_and_fork(void *arg)
+{
+	(void)arg;
+	sem_wait(&start_other);
+	sem_post(&start_fork);
 	plugin = dlopen(SKO_PLUGIN1, RTLD_NOW | RTLD_LOCAL);
 	sem_post(&other_done);
 	return NULL;
@@ -131,6 +172,30 @@ static void dlopen_during_batch(void)
 	CHECK(dlclose(plugin) == 0, "dlclose");
 }
 
+static void fork_during_dlopen(void)
+{
+	pthread_t f;
+
+	sem_init(&start_fork, 0, 0);
+	pthread_create(&f, NULL, forker, NULL);
+	run_with_other(loader_and_fork);
+	pthread_join(f, NULL);
+	CHECK(plugin != NULL, "dlopen: %s", plugin ? "" : dlerror());
+	CHECK(child > 0, "fork");
+	int status = -1;
+	if (child > 0)
+		waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the child saw the update and could flip the key (status %#x)",
+	      status);
+	const unsigned *seen =
+		plugin ? dlsym(plugin, SKO_PLUGIN_CTOR_SEEN) : NULL;
+	CHECK(seen && seen[SKO_EXE_FALSE] == PROBE_ON,
+	      "the plugin's constructor saw the update");
+	if (plugin)
+		dlclose(plugin);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -140,6 +205,8 @@ int main(int argc, char **argv)
 		dlclose_during_batch();
 	else if (strcmp(c, "dlopen_during_batch") == 0)
 		dlopen_during_batch();
+	else if (strcmp(c, "fork_during_dlopen") == 0)
+		fork_during_dlopen();
 	else
 		CHECK(0, "unknown case '%s'", c);
 	return check_summary();

@@ -252,7 +252,36 @@ static int run_once(int fd, const struct options *o, const char *verb,
 	return r;
 }
 
-static int watch(int fd, const struct options *o)
+/* One round of watch on a fresh connection, so that any interval is fine
+ * with the server's idle limit.  *@stats is kept for the next round. */
+static int watch_round(const char *path, const struct options *o, long round,
+		       struct json **stats, const struct json *prev)
+{
+	struct json *list = NULL;
+	char *raw_list = NULL, *raw_stats = NULL;
+	int fd = connect_to(path), r;
+
+	if (fd < 0) {
+		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
+			strerror(-fd));
+		return SKCTL_UNREACHABLE;
+	}
+	r = transact(fd, "list\n", &list, &raw_list);
+	if (r == SKCTL_OK)
+		r = transact(fd, "stats\n", stats, &raw_stats);
+	close(fd);
+	if (r == SKCTL_OK && o->json)
+		printf("%s\n%s\n", raw_list, raw_stats);
+	else if (r == SKCTL_OK)
+		print_watch(list, *stats, prev, (int)round);
+	fflush(stdout);
+	json_free(list);
+	free(raw_list);
+	free(raw_stats);
+	return r;
+}
+
+static int watch(const char *path, const struct options *o)
 {
 	struct json *prev = NULL;
 	struct timespec pause = { (time_t)o->interval,
@@ -261,23 +290,12 @@ static int watch(int fd, const struct options *o)
 	int r = SKCTL_OK;
 
 	for (long round = 1; o->count <= 0 || round <= o->count; round++) {
-		struct json *list, *stats;
-		char *raw_list, *raw_stats;
-		r = transact(fd, "list\n", &list, &raw_list);
-		if (r == SKCTL_OK)
-			r = transact(fd, "stats\n", &stats, &raw_stats);
-		if (r == SKCTL_OK && o->json)
-			printf("%s\n%s\n", raw_list, raw_stats);
-		else if (r == SKCTL_OK)
-			print_watch(list, stats, prev, (int)round);
-		fflush(stdout);
-		json_free(list);
-		free(raw_list);
-		if (r != SKCTL_OK)
-			break;
-		free(raw_stats);
+		struct json *stats = NULL;
+		r = watch_round(path, o, round, &stats, prev);
 		json_free(prev);
 		prev = stats;
+		if (r != SKCTL_OK)
+			break;
 		if (o->count <= 0 || round < o->count)
 			nanosleep(&pause, NULL);
 	}
@@ -363,16 +381,16 @@ int main(int argc, char **argv)
 			"or does it call sk_control_start()?)\n", o.pid);
 		return SKCTL_UNREACHABLE;
 	}
+	const char *cmd = argv[optind];
+	if (!strcmp(cmd, "watch"))
+		return watch(path, &o);
 	int fd = connect_to(path);
 	if (fd < 0) {
 		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
 			strerror(-fd));
 		return SKCTL_UNREACHABLE;
 	}
-	const char *cmd = argv[optind];
-	r = !strcmp(cmd, "watch")
-		? watch(fd, &o)
-		: run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
+	r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
 	close(fd);
 	return r;
 }

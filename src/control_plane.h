@@ -1,8 +1,9 @@
 /*
  * src/control_plane.h - private interfaces of the control plane (prefix sk__):
  * names (registry.c), multi-key commits (commit.c), the start-up state from
- * the environment (env_state.c), the request language (control_protocol.c)
- * and the socket server (control_server.c).
+ * the environment (env_state.c), the request language (control_protocol.c),
+ * carrying out requests (control_handler.c) and the socket server
+ * (control_server.c).
  */
 #ifndef SK_CONTROL_PLANE_H
 #define SK_CONTROL_PLANE_H

@@ -67,6 +67,35 @@ static int first_enable_locked(struct sk_key *key)
 	return r;
 }
 
+/*
+ * The count reached 0 by our compare-and-swap: patch the sites off.  From
+ * here until we store again no one else changes the count (fast paths only
+ * act on counts above 0 or 1), so a plain store can restore it on failure.
+ */
+static int last_reference_dropped(struct sk_key *key)
+{
+	int r = apply(key, false);
+
+	if (r)
+		__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
+	return r;
+}
+
+/* dec under the lock.  Every change is a compare-and-swap: the inc fast
+ * path may move 1 -> 2 at any moment, and a plain store of 0 would lose
+ * that reference (the kernel uses cmpxchg here for the same reason). */
+static int dec_locked(struct sk_key *key)
+{
+	int v = load(key);
+
+	for (;;) {
+		if (v == 0)
+			return -ERANGE;
+		if (cas(key, &v, v - 1))
+			return v == 1 ? last_reference_dropped(key) : 0;
+	}
+}
+
 SK_API int sk__key_inc(struct sk_key *key)
 {
 	uint64_t t0;
@@ -82,13 +111,20 @@ SK_API int sk__key_inc(struct sk_key *key)
 	int r = begin(key, &t0);
 	if (r)
 		return r;
-	int v = load(key);
-	if (v == 0)
-		r = first_enable_locked(key);
-	else if (v == INT_MAX)
-		r = -EOVERFLOW;
-	else
-		__atomic_fetch_add(&key->enabled, 1, __ATOMIC_ACQ_REL);
+	/* Only we move the count away from 0 (under the lock); above 0 the
+	 * fast paths may change it at any moment, hence the CAS loop. */
+	for (int v = load(key);;) {
+		if (v == 0) {
+			r = first_enable_locked(key);
+			break;
+		}
+		if (v == INT_MAX) {
+			r = -EOVERFLOW;
+			break;
+		}
+		if (cas(key, &v, v + 1))
+			break;
+	}
 	return end(r, t0);
 }
 
@@ -104,19 +140,7 @@ SK_API int sk__key_dec(struct sk_key *key)
 	int r = begin(key, &t0);
 	if (r)
 		return r;
-	int v = load(key);
-	if (v == 0) {
-		r = -ERANGE;
-	} else if (v > 1) {
-		__atomic_fetch_sub(&key->enabled, 1, __ATOMIC_ACQ_REL);
-	} else {
-		/* Count first, then sites, as the kernel does: a racing inc
-		 * sees 0, takes the lock and waits for us. */
-		__atomic_store_n(&key->enabled, 0, __ATOMIC_RELEASE);
-		r = apply(key, false);
-		if (r)
-			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
-	}
+	r = dec_locked(key);
 	return end(r, t0);
 }
 
@@ -147,15 +171,11 @@ SK_API int sk__key_disable(struct sk_key *key)
 	int r = begin(key, &t0);
 	if (r)
 		return r;
-	int v = load(key);
-	if (v > 1) {
+	int v = 1;
+	if (cas(key, &v, 0))
+		r = last_reference_dropped(key);
+	else if (v > 1)
 		r = -EBUSY;
-	} else if (v == 1) {
-		__atomic_store_n(&key->enabled, 0, __ATOMIC_RELEASE);
-		r = apply(key, false);
-		if (r)
-			__atomic_store_n(&key->enabled, 1, __ATOMIC_RELEASE);
-	}
 	return end(r, t0);
 }
 

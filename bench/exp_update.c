@@ -26,7 +26,7 @@ static const char *const all_modes[] = { "batched", "one_by_one", "mprotect" };
 
 struct flip_result {
 	struct samples us, on_us, off_us;
-	double syncs_per_flip, writes_per_flip;
+	double syncs_per_flip, writes_per_flip, sites_per_flip;
 };
 
 static int measure(const struct site_group *g, long flips,
@@ -50,6 +50,9 @@ static int measure(const struct site_group *g, long flips,
 	sk_stats_get(&s1);
 	out->syncs_per_flip = (double)(s1.core_syncs - s0.core_syncs) / (2.0 * flips);
 	out->writes_per_flip = (double)(s1.text_writes - s0.text_writes) / (2.0 * flips);
+	/* Must equal N: proof that every generated site really exists and
+	 * was rewritten, not folded away by the compiler. */
+	out->sites_per_flip = (double)(s1.sites_written - s0.sites_written) / (2.0 * flips);
 	return r;
 }
 
@@ -67,6 +70,7 @@ static void emit(struct json *j, size_t sites, const char *mode, long flips,
 	json_num(j, "disable_median_us", samples_median(&fr->off_us));
 	json_num(j, "syncs_per_flip", fr->syncs_per_flip);
 	json_num(j, "text_writes_per_flip", fr->writes_per_flip);
+	json_num(j, "sites_written_per_flip", fr->sites_per_flip);
 	json_int(j, "flips", 2 * flips);
 	json_end(j);
 }

@@ -177,6 +177,13 @@ def _section_update(res):
     s += "Writer: %s; core sync: %s.\n\n" % (info.get("writer"),
                                             info.get("sync_method"))
     s += main_table(res)
+    rows = res.get("update_latency") or []
+    bad = [r for r in rows if "sites_written_per_flip" in r
+           and r["sites_written_per_flip"] != r["sites"]]
+    if rows and "sites_written_per_flip" in rows[0]:
+        s += ("\nSites rewritten per flip (runtime counter) equal N in %s.\n"
+              % ("every row" if not bad else "%d row(s) only: CHECK %s"
+                 % (len(rows) - len(bad), [r["sites"] for r in bad])))
     st = info.get("strace") or {}
     if st.get("skipped"):
         s += "\nstrace cross-check skipped: %s.\n" % st["skipped"]

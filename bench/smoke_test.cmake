@@ -41,7 +41,8 @@ endfunction()
 
 run(latency ${WORK_DIR}/latency.json
   FIELDS update_latency.0.sites update_latency.0.mode update_latency.0.median_us
-         update_latency.0.p99_us update_latency.0.syncs_per_flip core_syncs_total
+         update_latency.0.p99_us update_latency.0.syncs_per_flip
+         update_latency.0.sites_written_per_flip core_syncs_total
   COMMAND ${BENCH_DIR}/bench_keys latency --sites 56 --flips 2 --min-flips 2)
 run(commit ${WORK_DIR}/commit.json
   FIELDS commit.0.keys commit.0.mode commit.0.median_us commit.0.syncs_per_change

@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test bench clean
+.PHONY: all build test bench soak clean
 
 all: build
 
@@ -25,6 +25,14 @@ bench:
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_programs
 	bash bench/setup_env.sh
 	python3 bench/run_bench.py --build $(BENCH_BUILD) --out bench/out $(if $(QUICK),--quick)
+
+# Soak (not part of `make test`): torture and churn for SOAK_SECONDS (default
+# 10 minutes) with injection hooks widening race windows; prints the checks
+# done and the failures, which must be 0.
+SOAK_SECONDS ?= 600
+
+soak: build
+	SK_SOAK_SECONDS=$(SOAK_SECONDS) $(BUILD)/tests/faults/faults_soak
 
 clean:
 	rm -rf $(BUILD) build-*

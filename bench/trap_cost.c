@@ -113,46 +113,89 @@ static int measure(const struct site_group *g, long traps, double *med,
 	return r;
 }
 
+struct size_result {
+	double trap, p99, call, bare, handler;
+};
+
+/*
+ * Alternate rounds of bare int3s and of traps in the batch, and estimate the
+ * handler's own work in each round from the two: machine load drifts over a
+ * run, and a difference of medians taken minutes apart would be mostly drift.
+ */
+static int measure_size(const struct site_group *g, long traps, long rounds,
+			struct size_result *out)
+{
+	struct samples trap = { 0 }, p99 = { 0 }, bare = { 0 }, handler = { 0 };
+	double clock = clock_ns(traps / rounds), call = 0;
+	int r = 0;
+
+	for (long i = 0; i < rounds && r == 0; i++) {
+		double b = bare_trap_ns(traps / rounds) - clock, med, q;
+		call = plain_call_ns(g, traps / rounds);
+		r = measure(g, traps / rounds, &med, &q);
+		samples_add(&trap, med);
+		samples_add(&p99, q);
+		samples_add(&bare, b);
+		/* Both medians include one clock read; the plain call is
+		 * the site's own cost outside the trap. */
+		samples_add(&handler, (med - call) - b);
+	}
+	out->trap = samples_median(&trap);
+	out->p99 = samples_median(&p99);
+	out->call = call;
+	out->bare = samples_median(&bare);
+	out->handler = samples_median(&handler);
+	samples_free(&trap);
+	samples_free(&p99);
+	samples_free(&bare);
+	samples_free(&handler);
+	return r;
+}
+
+static void emit_size(struct json *j, size_t n, const struct size_result *m)
+{
+	printf("%8zu %12.0f %12.0f %12.0f %12.0f\n", n, m->trap, m->p99,
+	       m->bare, m->handler);
+	json_object(j, NULL);
+	json_int(j, "sites", (long long)n);
+	json_num(j, "trap_ns_median", m->trap);
+	json_num(j, "trap_ns_p99", m->p99);
+	json_num(j, "plain_call_ns_median", m->call);
+	json_num(j, "bare_int3_ns_median", m->bare);
+	json_num(j, "handler_ns_median", m->handler);
+	json_end(j);
+}
+
 int main(int argc, char **argv)
 {
 	long traps = opt_long(argc, argv, "--traps", 2000);
+	long rounds = opt_long(argc, argv, "--rounds", 5);
 	static const size_t sizes[] = { 1, 56, 1000, 10000 };
+	struct size_result m = { 0 };
 	struct json j;
-	double clock = clock_ns(traps);
-	double bare = bare_trap_ns(traps) - clock, handler = 0, med = 0, p99 = 0;
-	size_t last = 0;
 
 	if (json_open(&j, opt_str(argc, argv, "--json", "-")) != 0)
 		return 1;
-	printf("trap path: %ld traps per batch size; bare int3 round trip "
-	       "%.0f ns\n", traps, bare);
-	printf("%8s %12s %12s %12s\n", "sites", "trap_ns", "p99_ns", "handler_ns");
+	if (rounds < 1 || traps < rounds)
+		rounds = 1;
+	printf("trap path: %ld traps per batch size in %ld rounds\n", traps,
+	       rounds);
+	printf("%8s %12s %12s %12s %12s\n", "sites", "trap_ns", "p99_ns",
+	       "bare_ns", "handler_ns");
 	json_object(&j, NULL);
 	json_array(&j, "trap_cost");
 	for (size_t i = 0; i < 4; i++) {
 		const struct site_group *g = site_group_by_sites(sizes[i]);
-		double call = plain_call_ns(g, traps);
-		if (measure(g, traps, &med, &p99) != 0)
+		if (measure_size(g, traps, rounds, &m) != 0)
 			return 1;
-		/* Both medians include one clock read; the plain call is
-		 * the site's own cost outside the trap. */
-		handler = (med - call) - bare;
-		last = g->n;
-		printf("%8zu %12.0f %12.0f %12.0f\n", g->n, med, p99, handler);
-		json_object(&j, NULL);
-		json_int(&j, "sites", (long long)g->n);
-		json_num(&j, "trap_ns_median", med);
-		json_num(&j, "trap_ns_p99", p99);
-		json_num(&j, "plain_call_ns_median", call);
-		json_num(&j, "handler_ns_median", handler);
-		json_end(&j);
+		emit_size(&j, g->n, &m);
 	}
 	json_end(&j);
 	json_object(&j, "trap");
-	json_num(&j, "handler_ns_median", handler);
-	json_int(&j, "sites", (long long)last);
-	json_num(&j, "trap_ns_median", med);
-	json_num(&j, "bare_int3_ns_median", bare);
+	json_num(&j, "handler_ns_median", m.handler);
+	json_int(&j, "sites", (long long)sizes[3]);
+	json_num(&j, "trap_ns_median", m.trap);
+	json_num(&j, "bare_int3_ns_median", m.bare);
 	json_end(&j);
 	json_str(&j, "status", "ok");
 	json_end(&j);

@@ -182,17 +182,31 @@ int sk__writer_end(const struct sk__span *spans, size_t n)
 	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;
 }
 
+/*
+ * volatile byte stores: the compiler may not merge or reorder them into
+ * something wider than we expect.  Not instrumented by ThreadSanitizer: it
+ * keeps no shadow memory for code and crashes on a store to it; the
+ * ordering of these stores is the int3 protocol's, not a lock's.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+__attribute__((no_sanitize("thread")))
+#endif
+#endif
+static void store_code(const struct sk__span *s)
+{
+	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
+
+	for (size_t j = 0; j < s->len; j++)
+		if (dst[j] != s->bytes[j])
+			dst[j] = s->bytes[j];
+}
+
 int sk__writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
-			/* volatile byte stores: the compiler may not merge or
-			 * reorder them into something wider than we expect */
-			volatile unsigned char *dst =
-				(volatile unsigned char *)spans[i].addr;
-			for (size_t j = 0; j < spans[i].len; j++)
-				if (dst[j] != spans[i].bytes[j])
-					dst[j] = spans[i].bytes[j];
+			store_code(&spans[i]);
 		} else {
 			int r = procmem_write(spans[i].addr, spans[i].bytes,
 					      spans[i].len);

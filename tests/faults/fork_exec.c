@@ -61,6 +61,7 @@ static int child_main(void)
 }
 
 static int stop_readers, hold, batch_open, forking, hook_returned;
+static int update_returned; /* without a batch: nothing to fork into */
 static char *self_path;
 
 static void *reader(void *arg)
@@ -88,7 +89,10 @@ static void *forker(void *arg)
 	pid_t *pid = arg;
 
 	while (!__atomic_load_n(&batch_open, __ATOMIC_ACQUIRE))
-		usleep(100);
+		if (__atomic_load_n(&update_returned, __ATOMIC_ACQUIRE))
+			return NULL;
+		else
+			usleep(100);
 	__atomic_store_n(&forking, 1, __ATOMIC_RELEASE);
 	*pid = fork();
 	if (*pid == 0) {
@@ -106,11 +110,12 @@ static void fork_mid_update(int rounds)
 		pid_t pid = -1;
 		int status = -1;
 
-		batch_open = forking = hook_returned = 0;
+		batch_open = forking = hook_returned = update_returned = 0;
 		__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
 		pthread_create(&t, NULL, forker, &pid);
 		int r = sk_key_enabled(&proc_key) ? sk_key_disable(&proc_key)
 						  : sk_key_enable(&proc_key);
+		__atomic_store_n(&update_returned, 1, __ATOMIC_RELEASE);
 		pthread_join(t, NULL);
 		CHECK(r == 0, "update with a fork waiting returned %d", r);
 		CHECK(pid > 0, "fork failed: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #   tsan  ThreadSanitizer, with the reviewed suppressions in tsan.supp
 # Exit 77 (skipped) if the compiler cannot build a sanitized program here.
 set -eu
+exclude=
 kind=$1 src=$2 dir=$3 cmake=$4 ctest=$5 cc=$6 cxx=$7
 shift 7
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,16 @@ tsan)
 	# die_after_fork=0: the fork tests fork multi-threaded processes on
 	# purpose; their children only run sites and flip keys.
 	export TSAN_OPTIONS="suppressions=$here/tsan.supp:halt_on_error=1:die_after_fork=0:second_deadlock_stack=1"
+	# ThreadSanitizer's own background thread blocks every signal and
+	# never runs a site: exactly the case STATICKEYS_BLOCKED_SIGTRAP=warn
+	# is documented for.  The tests that need the default policy are left
+	# out of this build (they run in the normal and ASan builds).
+	export STATICKEYS_BLOCKED_SIGTRAP=warn
+	# ThreadSanitizer also defers asynchronous signal handlers and runs
+	# them later from its own code with every signal blocked; a handler
+	# that then meets a changing site's int3 is killed by the kernel.  The
+	# tests that run sites in signal handlers are left out here too.
+	exclude='|blocked_sigtrap|signals|soak'
 	;;
 *)
 	echo "unknown sanitizer kind $kind" >&2
@@ -50,4 +61,4 @@ fi
 export SK_TORTURE_SECONDS=3
 cd "$dir"
 "$ctest" --output-on-failure --timeout 300 -R '^(core|faults)_' \
-	-E 'clang|does_not_compile'
+	-E "clang|does_not_compile$exclude"

@@ -95,6 +95,8 @@ bool sk__in_signal_handler(void);
  * 0, or -EBUSY (with a message naming it) if another thread keeps SIGTRAP
  * blocked and so would be killed by the int3 of a changing site. */
 int sk__threads_check_sigtrap(void);
+/* sk__threads_after_fork_child - drop descriptors naming parent threads. */
+void sk__threads_after_fork_child(void);
 
 /* ---- update.c ----------------------------------------------------------- */
 

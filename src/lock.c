@@ -70,6 +70,7 @@ static void fork_child(void)
 	held = false;
 	sk__writer_after_fork_child();
 	sk__trap_after_fork_child();
+	sk__threads_after_fork_child();
 }
 
 static void runtime_init_once(void)

@@ -30,11 +30,13 @@
  *    inspected; the update goes ahead and a warning says so once.
  */
 #include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <unwind.h>
@@ -90,68 +92,141 @@ static enum policy current_policy(void)
 	return policy;
 }
 
-/* The thread a status file describes: its id and name. */
+/* The thread found blocking SIGTRAP: its id and name. */
 struct blocker {
 	long tid;
 	char name[32];
 };
 
-static void parse_name(const char *status, char *out, size_t len)
-{
-	const char *p = strstr(status, "Name:\t");
-	size_t n = 0;
+/*
+ * Reading a thread's mask costs a few microseconds if its stat file is
+ * already open (pread regenerates it) and several times that to open it, so
+ * the files of the threads seen last time stay open, up to CACHE_MAX of
+ * them, along with /proc/self/task.  Only descriptors are cached, never a
+ * mask: a thread may change its mask at any time.  A descriptor names one
+ * thread for good; if that thread exits, reads fail, and a new thread that
+ * reuses the id is not seen through it (ids are matched against the
+ * directory listing each time, and a failing read drops the entry).
+ */
+#define CACHE_MAX 64
 
-	if (p)
-		for (p += 6; *p && *p != '\n' && n + 1 < len; p++)
-			out[n++] = *p;
-	out[n] = '\0';
+struct task_file {
+	long tid;
+	int fd;
+};
+
+static int task_dir = -1;
+static struct task_file cache[CACHE_MAX];
+static size_t ncache;
+
+/* Parse "tid (name) state ... blocked ..." (proc(5): blocked is field 32). */
+static int stat_blocks_sigtrap(const char *stat, struct blocker *b)
+{
+	const char *open_ = strchr(stat, '('), *close_ = strrchr(stat, ')');
+	int field = 2; /* the one that ends at ")" */
+
+	if (!open_ || !close_ || close_ < open_)
+		return 0;
+	const char *p = close_ + 1;
+	while (*p && field < 32) {
+		if (*p++ == ' ' && *p != ' ')
+			field++;
+	}
+	unsigned long long blocked = strtoull(p, NULL, 10);
+	if (!(blocked & (1ull << (SIGTRAP - 1))))
+		return 0;
+	size_t n = (size_t)(close_ - open_ - 1);
+	if (n >= sizeof(b->name))
+		n = sizeof(b->name) - 1;
+	memcpy(b->name, open_ + 1, n);
+	b->name[n] = '\0';
+	return 1;
 }
 
-/* 1 if thread @tid blocks SIGTRAP, 0 if not (or it is gone), -errno. */
-static int thread_blocks_sigtrap(int dirfd, const char *tid, struct blocker *b)
+/* The open stat file of @tid: from the old cache, or newly opened. */
+static int task_fd(long tid, const char *name, struct task_file *old,
+		   size_t nold)
 {
-	char path[64], buf[4096];
-	int fd;
+	char path[sizeof(((struct dirent64 *)0)->d_name) + 8];
 
-	strcpy(path, tid);
-	strcat(path, "/status");
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < nold; i++) {
+		if (old[i].tid == tid) {
+			int fd = old[i].fd;
+			old[i].fd = -1; /* moved to the new cache */
+			return fd;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/stat", name);
+	return openat(task_dir, path, O_RDONLY | O_CLOEXEC);
+}
+
+/* 1 if thread @tid blocks SIGTRAP (*b filled), else 0; keeps its fd. */
+static int check_task(long tid, const char *name, struct task_file *old,
+		      size_t nold, struct blocker *b)
+{
+	char buf[1024];
+	int fd = task_fd(tid, name, old, nold);
+
 	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? 0 : -errno;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+		return 0; /* exited since the listing */
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0 && ncache < CACHE_MAX) {
+		cache[ncache].tid = tid;
+		cache[ncache++].fd = fd;
+	} else {
+		close(fd);
+	}
 	if (n <= 0)
-		return 0; /* the thread exited between readdir and read */
+		return 0;
 	buf[n] = '\0';
-	const char *p = strstr(buf, "\nSigBlk:\t");
-	if (!p)
-		return 0;
-	unsigned long long mask = strtoull(p + 9, NULL, 16);
-	if (!(mask & (1ull << (SIGTRAP - 1))))
-		return 0;
-	b->tid = atol(tid);
-	parse_name(buf, b->name, sizeof(b->name));
-	return 1;
+	b->tid = tid;
+	return stat_blocks_sigtrap(buf, b);
 }
 
 /* One pass over the threads: 1 with *b filled if one blocks SIGTRAP. */
 static int scan_threads(struct blocker *b)
 {
-	DIR *d = opendir("/proc/self/task");
+	struct task_file old[CACHE_MAX];
+	size_t nold = ncache;
 	long self = (long)gettid();
-	struct dirent *e;
-	int r = 0;
+	char dents[4096];
+	int found = 0;
+	long n;
 
-	if (!d)
-		return -errno;
-	while (r == 0 && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
-		    atol(e->d_name) == self)
-			continue;
-		r = thread_blocks_sigtrap(dirfd(d), e->d_name, b);
+	if (task_dir < 0) {
+		task_dir = open("/proc/self/task",
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (task_dir < 0)
+			return -errno;
 	}
-	closedir(d);
-	return r;
+	memcpy(old, cache, nold * sizeof(old[0]));
+	ncache = 0;
+	lseek(task_dir, 0, SEEK_SET);
+	while ((n = syscall(SYS_getdents64, task_dir, dents, sizeof(dents))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(dents + off);
+			off += e->d_reclen;
+			long tid = atol(e->d_name);
+			if (tid <= 0 || tid == self || found)
+				continue;
+			found = check_task(tid, e->d_name, old, nold, b);
+		}
+	}
+	for (size_t i = 0; i < nold; i++) /* threads that are gone */
+		if (old[i].fd >= 0)
+			close(old[i].fd);
+	return found;
+}
+
+void sk__threads_after_fork_child(void)
+{
+	/* The descriptors name the parent's threads and its task list. */
+	for (size_t i = 0; i < ncache; i++)
+		close(cache[i].fd);
+	ncache = 0;
+	if (task_dir >= 0)
+		close(task_dir);
+	task_dir = -1;
 }
 
 static void pause_ns(long ns)

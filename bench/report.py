@@ -264,11 +264,11 @@ def _section_disturbance(res):
           "(56 sites, 2019).\n\n")
     away = max((r.get("spinner_away_fraction") or 0 for r in runs), default=0)
     if away > 0.05:
-        s += ("Note: the spinner was off its CPU for up to %.0f%% of a flip "
-              "window (other load on the machine).  membarrier interrupts "
-              "only CPUs that are running this process at that moment, so "
-              "interruptions per flip fall below core syncs per flip; the "
-              "CPU 1 IPI count from /proc/interrupts shows the same.\n\n"
+        s += ("Note: the spinner spent up to %.0f%% of a flip window in "
+              "gaps, i.e. off its CPU.  membarrier interrupts only CPUs that "
+              "are running this process at that moment, so interruptions "
+              "per flip fall below core syncs per flip; the CPU 1 IPI count "
+              "from /proc/interrupts shows the same.\n\n"
               % (100 * away))
     return s
 

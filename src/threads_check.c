@@ -238,11 +238,14 @@ static void pause_ns(long ns)
 
 int sk__threads_check_sigtrap(void)
 {
+	static long last_warned;
 	struct blocker b;
+	bool warn = current_policy() == POLICY_WARN;
 	long pause = FIRST_PAUSE_NS;
 	int r = scan_threads(&b);
 
-	for (int i = 0; r == 1 && i < RECHECKS; i++) {
+	/* Waiting out a transient block is only worth it when refusing. */
+	for (int i = 0; r == 1 && !warn && i < RECHECKS; i++) {
 		pause_ns(pause);
 		pause = pause * 2 > MAX_PAUSE_NS ? MAX_PAUSE_NS : pause * 2;
 		r = scan_threads(&b);
@@ -257,10 +260,12 @@ int sk__threads_check_sigtrap(void)
 	}
 	if (r == 0)
 		return 0;
-	if (current_policy() == POLICY_WARN) {
-		sk__warn("thread %ld (\"%s\") blocks SIGTRAP; updating anyway "
-			 "(STATICKEYS_BLOCKED_SIGTRAP=warn): it dies if it runs "
-			 "a changing site", b.tid, b.name);
+	if (warn) {
+		if (b.tid != last_warned) /* once per thread, not per update */
+			sk__warn("thread %ld (\"%s\") blocks SIGTRAP; updating "
+				 "anyway (STATICKEYS_BLOCKED_SIGTRAP=warn): it "
+				 "dies if it runs a changing site", b.tid, b.name);
+		last_warned = b.tid;
 		return 0;
 	}
 	sk__warn("thread %ld (\"%s\") blocks SIGTRAP and would be killed if it "

@@ -81,7 +81,7 @@ static double seconds_since(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static unsigned long flips, refusals;
+static unsigned long flips, refusals, busy;
 
 static void flip(unsigned k, bool expect_refused)
 {
@@ -94,8 +94,13 @@ static void flip(unsigned k, bool expect_refused)
 	__atomic_store_n(&state[k], sk_key_enabled(key), __ATOMIC_RELEASE);
 	__atomic_fetch_add(&seq[k], 1, __ATOMIC_ACQ_REL);
 	if (!expect_refused) {
-		CHECK(r == 0, "flipping %s returned %d", key->name, r);
-		flips++;
+		/* -EBUSY: some thread had every signal blocked for longer than
+		 * the runtime waits (seen under sanitizers on a loaded
+		 * machine); defined, counted, and must stay rare. */
+		CHECK(r == 0 || r == -EBUSY, "flipping %s returned %d",
+		      key->name, r);
+		flips += r == 0;
+		busy += r == -EBUSY;
 		return;
 	}
 	refusals++;
@@ -173,13 +178,15 @@ int main(int argc, char **argv)
 		pthread_join(readers[i], NULL);
 
 	sk_stats_get(&st);
-	printf("writer %s, sync %s: %lu flips, %lu refused, %lu stable checks, "
-	       "%lu traps resumed, %lu update errors\n", st.writer,
-	       st.sync_method, flips, refusals, stable_checks,
+	printf("writer %s, sync %s: %lu flips, %lu refused, %lu -EBUSY, %lu "
+	       "stable checks, %lu traps resumed, %lu update errors\n",
+	       st.writer, st.sync_method, flips, refusals, busy, stable_checks,
 	       (unsigned long)st.traps_handled,
 	       (unsigned long)st.update_errors);
 	CHECK(stable_checks > 0, "readers made no stable observation");
 	CHECK(o.refused ? refusals > 0 : flips > 0, "no flips were attempted");
+	CHECK(busy <= flips / 10, "%lu of %lu flips refused with -EBUSY",
+	      busy, flips + busy);
 	if (o.writer)
 		CHECK(strcmp(st.writer, o.writer) == 0,
 		      "writer reported as %s, want %s", st.writer, o.writer);

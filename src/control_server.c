@@ -318,7 +318,7 @@ static int choose_path(const char *path)
 		strcpy(srv.path, path);
 		return 0;
 	}
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
 	int r = sk_control_default_path(getpid(), xdg, srv.path,
 					sizeof(srv.path));
 	if (r || (xdg && *xdg))

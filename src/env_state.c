@@ -191,8 +191,10 @@ static void start_control_server(const char *how)
 
 void sk__control_init(void)
 {
-	const char *state = getenv("STATICKEYS");
-	const char *control = getenv("STATICKEYS_CONTROL");
+	/* secure_getenv: a set-user-ID or file-capability program must not let
+	 * whoever starts it choose its key states or a socket path. */
+	const char *state = secure_getenv("STATICKEYS");
+	const char *control = secure_getenv("STATICKEYS_CONTROL");
 
 	if (state && *state) {
 		parse_statickeys(state);

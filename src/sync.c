@@ -89,7 +89,7 @@ static int mprotect_sync(void)
 
 void sk__sync_init(void)
 {
-	const char *want = getenv("STATICKEYS_SYNC");
+	const char *want = secure_getenv("STATICKEYS_SYNC");
 	bool force_mprotect = want && strcmp(want, "mprotect") == 0;
 
 	caller_needs_serialise = kernel_before_5_11();

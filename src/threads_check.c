@@ -81,7 +81,7 @@ static bool warned_no_proc;
 static enum policy current_policy(void)
 {
 	if (policy == POLICY_UNSET) {
-		const char *env = getenv("STATICKEYS_BLOCKED_SIGTRAP");
+		const char *env = secure_getenv("STATICKEYS_BLOCKED_SIGTRAP");
 		policy = POLICY_REFUSE;
 		if (env && strcmp(env, "warn") == 0)
 			policy = POLICY_WARN;

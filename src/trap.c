@@ -22,6 +22,7 @@
  * installed before us, or to the default action.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -108,22 +109,39 @@ static uintptr_t resolve(uintptr_t addr)
 	return resume;
 }
 
+/* Run the previous handler with the signal mask it asked for: its own
+ * sa_mask, plus SIGTRAP unless it was installed with SA_NODEFER (ours is). */
+static void call_chained(int sig, siginfo_t *info, void *uc)
+{
+	sigset_t mask = chained.sa_mask, saved;
+
+	if (!(chained.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_BLOCK, &mask, &saved);
+	if (chained.sa_flags & SA_SIGINFO)
+		chained.sa_sigaction(sig, info, uc);
+	else
+		chained.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
 static void chain(int sig, siginfo_t *info, void *uc)
 {
 	sk__count(SK__C_TRAPS_CHAINED, 1);
 	if (chained.sa_flags & SA_SIGINFO) {
 		if (chained.sa_sigaction) {
-			chained.sa_sigaction(sig, info, uc);
+			call_chained(sig, info, uc);
 			return;
 		}
 	} else if (chained.sa_handler == SIG_IGN) {
 		return;
 	} else if (chained.sa_handler != SIG_DFL) {
-		chained.sa_handler(sig);
+		call_chained(sig, info, uc);
 		return;
 	}
-	/* Default action: restore it and re-raise.  The signal is blocked while
-	 * we run, so it is delivered (and kills with a core) as we return. */
+	/* Default action: restore it and re-raise; SIGTRAP is not blocked in
+	 * our handler (SA_NODEFER), so raise() delivers it at once and the
+	 * process ends with a core, as it would have without us. */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -157,11 +175,16 @@ int sk__trap_install(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap_handler;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	/* Every signal waits while the handler runs: a handler of another
-	 * signal that interrupted us and ran a changing site would meet its
-	 * int3 with SIGTRAP blocked, and the kernel would kill the process. */
+	/* Every other signal waits while the handler runs: a handler of
+	 * another signal that interrupted us and ran a changing site would
+	 * meet its int3 with SIGTRAP blocked, and the kernel would kill the
+	 * process.  SIGTRAP itself stays unblocked (SA_NODEFER): the handler
+	 * runs no site, and a thread inside it must not look, to the
+	 * blocked-SIGTRAP check in threads_check.c, like a thread that blocks
+	 * SIGTRAP (it would refuse updates while traps are being handled). */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
 	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGTRAP);
 	chained = cur;
 	if (sigaction(SIGTRAP, &sa, NULL) != 0)
 		return -errno;

@@ -64,9 +64,12 @@ static int stop_readers, hold, batch_open, forking, hook_returned;
 static int update_returned; /* without a batch: nothing to fork into */
 static char *self_path;
 
+static int readers_started;
+
 static void *reader(void *arg)
 {
 	(void)arg;
+	__atomic_fetch_add(&readers_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop_readers, __ATOMIC_ACQUIRE))
 		(void)sites_on();
 	return NULL;
@@ -180,6 +183,7 @@ static void *execer(void *arg)
 	char *argv[] = { self_path, (char *)"after-exec", NULL };
 
 	(void)arg;
+	__atomic_fetch_add(&readers_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&batch_open, __ATOMIC_ACQUIRE))
 		usleep(100);
 	execv(self_path, argv);
@@ -194,8 +198,14 @@ static void exec_mid_update(int rounds)
 		pid_t pid = fork();
 		if (pid == 0) {
 			pthread_t t, rd;
+			readers_started = 0; /* counts this child's threads */
 			pthread_create(&rd, NULL, reader, NULL);
 			pthread_create(&t, NULL, execer, NULL);
+			/* A thread still starting up has every signal blocked
+			 * (glibc, sanitizers): wait, or the update is refused. */
+			while (__atomic_load_n(&readers_started,
+					       __ATOMIC_ACQUIRE) < 2)
+				usleep(100);
 			__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
 			forking = 0; /* the hook waits: exec ends it */
 			if (sk_key_enabled(&proc_key))

@@ -56,7 +56,19 @@ static int copy_file(const char *from, const char *to)
 static int run(const char *path)
 {
 	char *argv[] = { (char *)path, (char *)"report", NULL };
-	char *envp[] = { (char *)"STATICKEYS=guard=1", NULL };
+	/* Sanitized builds need their options in the copy too. */
+	char *envp[] = { (char *)"STATICKEYS=guard=1", NULL, NULL, NULL };
+	const char *keep[] = { "ASAN_OPTIONS", "TSAN_OPTIONS" };
+	int k = 1;
+
+	for (int i = 0; i < 2; i++) {
+		static char vars[2][512];
+		const char *v = getenv(keep[i]);
+		if (v) {
+			snprintf(vars[i], sizeof(vars[i]), "%s=%s", keep[i], v);
+			envp[k++] = vars[i];
+		}
+	}
 	int status = -1;
 	pid_t pid = fork();
 

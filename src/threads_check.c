@@ -22,9 +22,11 @@
  *    duration of a vfork inside posix_spawn(); those threads run no sites,
  *    so a blocked thread is re-checked with growing pauses (about 40 ms in
  *    all) before the update is refused with -EBUSY, naming the thread.
- *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead, for programs
- *    whose signal-blocking threads never execute sites (glibc's timer and
- *    AIO helper threads, for example).
+ *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
+ *    thread, without waiting), for programs whose signal-blocking threads
+ *    never execute sites (glibc's timer and AIO helper threads, for example).
+ *    A thread inside our own trap handler also shows SIGTRAP blocked; it
+ *    runs no site until it returns, but is treated like any other.
  *
  *    Without /proc (a mount namespace that hides it) the threads cannot be
  *    inspected; the update goes ahead and a warning says so once.

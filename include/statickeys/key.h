@@ -141,9 +141,10 @@ static inline const struct sk_key *sk__untyped(const struct sk_key *k) { return 
  * sk_key_enable() - turn a key on; a no-op if it is already on.
  * @k: &name of a key defined with SK_DEFINE_KEY_*.
  *
- * Return: 0; -EINVAL if @k is not a defined key; -EDEADLK if called while
- * this thread is already inside an update (e.g. from a signal handler that
- * interrupted one); -EPERM/-EIO if no way to write code works (see README).
+ * Return: 0; -EINVAL if @k is not a defined key; -EDEADLK if called from a
+ * signal handler or while this thread is already inside an update; -EBUSY
+ * if another thread blocks SIGTRAP (it would die at a changing site; the
+ * message names it); -EPERM/-EIO if no way to write code works (see README).
  */
 #define sk_key_enable(k) sk__key_enable(SK__UNTYPED(k))
 /**

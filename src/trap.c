@@ -86,24 +86,37 @@ static bool index_has(const struct site_index *s, uintptr_t addr)
 }
 
 /* Where to resume a thread that trapped at @addr, or 0 if not ours. */
-static uintptr_t resolve(uintptr_t addr)
+static uintptr_t resolve_once(uintptr_t addr, bool *again)
 {
-	uintptr_t resume = 0;
-
-	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
 	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
 	const struct sk__patch *p = b ? batch_find(b, addr) : NULL;
 	struct trap_batch *st = __atomic_load_n(&stuck, __ATOMIC_SEQ_CST);
+
 	if (!p && st)
 		p = batch_find(st, addr);
-	if (p) {
-		resume = p->dest;
-	} else {
-		struct site_index *s =
-			__atomic_load_n(&live_sites, __ATOMIC_SEQ_CST);
-		if (s && index_has(s, addr) &&
-		    *(volatile unsigned char *)addr != sk__arch_trap_byte)
-			resume = addr; /* late trap: re-run the new insn */
+	if (p)
+		return p->dest;
+	struct site_index *s = __atomic_load_n(&live_sites, __ATOMIC_SEQ_CST);
+	if (!s || !index_has(s, addr))
+		return 0;
+	if (*(volatile unsigned char *)addr != sk__arch_trap_byte)
+		return addr; /* late trap: re-run the new insn */
+	/* A late trap, and the next batch has already put its own int3 here
+	 * after we found no live batch: that batch was published before it
+	 * wrote, so looking again finds it. */
+	*again = true;
+	return 0;
+}
+
+static uintptr_t resolve(uintptr_t addr)
+{
+	uintptr_t resume = 0;
+	bool again = true;
+
+	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
+	for (int tries = 0; again && tries < 1000; tries++) {
+		again = false;
+		resume = resolve_once(addr, &again);
 	}
 	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
 	return resume;

@@ -34,10 +34,7 @@ tsan)
 	# them later from its own code with every signal blocked; a handler
 	# that then meets a changing site's int3 is killed by the kernel.  The
 	# tests that run sites in signal handlers are left out here too.
-	# Left out too, until understood: with the mprotect writer, one run
-	# in ten or so under ThreadSanitizer ends in a SIGTRAP kill (not seen
-	# without it, nor under ASan).  The same tests run in the other builds.
-	exclude='|blocked_sigtrap|signals|soak|mprotect|procmem_write_refused'
+	exclude='|blocked_sigtrap|signals|soak'
 	;;
 *)
 	echo "unknown sanitizer kind $kind" >&2

@@ -25,8 +25,8 @@
  *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
  *    thread, without waiting), for programs whose signal-blocking threads
  *    never execute sites (glibc's timer and AIO helper threads, for example).
- *    A thread inside our own trap handler also shows SIGTRAP blocked; it
- *    runs no site until it returns, but is treated like any other.
+ *    Our own trap handler runs with SA_NODEFER (trap.c), so a thread inside
+ *    it does not show SIGTRAP blocked.
  *
  *    Without /proc (a mount namespace that hides it) the threads cannot be
  *    inspected; the update goes ahead and a warning says so once.

@@ -38,8 +38,10 @@
 extern "C" {
 #endif
 
-/* Written into every key by the SK_DEFINE_* macros; a key without it was not
- * defined by them (zeroed memory, a stack copy) and is refused with -EINVAL. */
+/* Written into every key by the SK_DEFINE_* macros; a key without it (zeroed
+ * or uninitialised memory) was not defined by them and is refused with
+ * -EINVAL.  A byte-for-byte copy keeps the magic but has no sites: updating
+ * it changes only its own count. */
 #define SK__KEY_MAGIC 0x534b0000u
 #define SK__KEY_MAGIC_MASK 0xffff0000u
 #define SK__KEY_INIT_TRUE 0x1u

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SK_TEST_SKIP 77
 
@@ -44,6 +45,29 @@ __attribute__((noreturn)) static inline void skip_test(const char *reason)
 {
 	printf("SKIPPED: %s\n", reason);
 	exit(SK_TEST_SKIP);
+}
+
+/* A test program with several named cases: run them all, or only the one
+ * named by argv[1] (ctest registers one test per case that way). */
+struct check_case {
+	const char *name;
+	void (*run)(void);
+};
+
+static inline int check_run_cases(const struct check_case *cases, size_t n,
+				  int argc, char **argv)
+{
+	size_t ran = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
+			continue;
+		printf("== %s\n", cases[i].name);
+		cases[i].run();
+		ran++;
+	}
+	CHECK(ran > 0, "known case name (got %s)", argc > 1 ? argv[1] : "");
+	return check_summary();
 }
 
 #endif /* SK_TESTS_CHECK_H */

@@ -166,10 +166,7 @@ static void one_batch_across_objects(void)
 	      (unsigned long long)(s2.core_syncs - s1.core_syncs));
 }
 
-static const struct {
-	const char *name;
-	void (*run)(void);
-} cases[] = {
+static const struct check_case cases[] = {
 	{ "exe_key_lib_sites", exe_key_lib_sites },
 	{ "lib_key_exe_sites", lib_key_exe_sites },
 	{ "lib_key_other_lib_sites", lib_key_other_lib_sites },
@@ -178,15 +175,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t n = sizeof(cases) / sizeof(cases[0]), ran = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
-			continue;
-		printf("== %s\n", cases[i].name);
-		cases[i].run();
-		ran++;
-	}
-	CHECK(ran > 0, "known case name (got %s)", argc > 1 ? argv[1] : "");
-	return check_summary();
+	return check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
+			       argv);
 }

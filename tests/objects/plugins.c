@@ -381,10 +381,7 @@ static void cxx_static_init_sees_flipped_state(void)
 	unload(h, SKO_PLUGIN_CXX);
 }
 
-static const struct {
-	const char *name;
-	void (*run)(void);
-} cases[] = {
+static const struct check_case cases[] = {
 	{ "flipped_before_dlopen_local", flipped_before_dlopen_local },
 	{ "flipped_before_dlopen_global", flipped_before_dlopen_global },
 	{ "plugin_key_kept_by_user", plugin_key_kept_by_user },
@@ -402,15 +399,6 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t n = sizeof(cases) / sizeof(cases[0]), ran = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (argc > 1 && strcmp(argv[1], cases[i].name) != 0)
-			continue;
-		printf("== %s\n", cases[i].name);
-		cases[i].run();
-		ran++;
-	}
-	CHECK(ran > 0, "known case name (got %s)", argc > 1 ? argv[1] : "");
-	return check_summary();
+	return check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
+			       argv);
 }

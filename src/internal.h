@@ -98,6 +98,16 @@ int sk__threads_check_sigtrap(void);
 /* sk__threads_after_fork_child - drop descriptors naming parent threads. */
 void sk__threads_after_fork_child(void);
 
+/* ---- sigmask.c ------------------------------------------------------------ */
+
+/* sk__sigmask_wrappers_active - the program's mask-setting calls reach
+ * sigmask.c's wrappers, which keep SIGTRAP out of every mask they install
+ * (false when STATICKEYS_KEEP_SIGTRAP=0, or the runtime was loaded late by
+ * dlopen and the C library's definitions come first). */
+bool sk__sigmask_wrappers_active(void);
+/* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
+bool sk__sigmask_keeps_sigtrap(void);
+
 /* ---- update.c ----------------------------------------------------------- */
 
 /* sk__key_target - a key and the state its sites must show. */

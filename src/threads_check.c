@@ -15,18 +15,36 @@
  * 2. Does another thread block SIGTRAP?  While a batch runs, the first byte
  *    of each changing site is int3.  A thread that executes it with SIGTRAP
  *    blocked is not given to our handler: the kernel resets SIGTRAP to its
- *    default action and kills the whole process.  Programs often block every
- *    signal in worker threads, so before a batch we read SigBlk from
- *    /proc/self/task/<tid>/status for every other thread.  glibc blocks all
- *    signals for a few microseconds inside pthread_create() and for the
- *    duration of a vfork inside posix_spawn(); those threads run no sites,
- *    so a blocked thread is re-checked with growing pauses (about 40 ms in
- *    all) before the update is refused with -EBUSY, naming the thread.
+ *    default action and kills the whole process.  sigmask.c keeps SIGTRAP
+ *    out of every mask set through the C library, so what is left to find
+ *    here is what it cannot see: raw rt_sigprocmask system calls, the C
+ *    library's own helper threads (timers, AIO), masks set before the
+ *    runtime was loaded by dlopen, or everything when the wrappers are off.
+ *    We read the blocked mask of each thread from
+ *    /proc/self/task/<tid>/stat.
+ *
+ *    That read costs a few microseconds per thread, so it is not repeated
+ *    on every update while the wrappers are in effect.  A full scan is made
+ *    when the number of threads changed since the last clean scan (the link
+ *    count of /proc/self/task is 2 + the number of threads: one fstat),
+ *    while a blocking thread is known, and otherwise at most once every
+ *    REVALIDATE_NS, to catch a raw system call in an old thread.  An update
+ *    therefore costs the same with 500 threads as with 1.  The hole: a
+ *    thread that blocks SIGTRAP by a raw system call and runs a changing
+ *    site within REVALIDATE_NS of the last scan, with no thread created or
+ *    ended in between, is killed.  Without the wrappers every update scans.
+ *
+ *    glibc blocks all signals for a few microseconds inside pthread_create()
+ *    and for the duration of a vfork inside posix_spawn(); those threads
+ *    run no sites, so a newly found blocked thread is re-checked with
+ *    growing pauses (about 40 ms in all) before the update is refused with
+ *    -EBUSY, naming the thread and why.  A thread refused for before is
+ *    refused again at once, without the pauses or a second warning.
  *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
  *    thread, without waiting), for programs whose signal-blocking threads
- *    never execute sites (glibc's timer and AIO helper threads, for example).
- *    Our own trap handler runs with SA_NODEFER (trap.c), so a thread inside
- *    it does not show SIGTRAP blocked.
+ *    never execute sites (glibc's timer and AIO helper threads, for
+ *    example).  Our own trap handler runs with SA_NODEFER (trap.c), so a
+ *    thread inside it does not show SIGTRAP blocked.
  *
  *    Without /proc (a mount namespace that hides it) the threads cannot be
  *    inspected; the update goes ahead and a warning says so once.
@@ -40,6 +58,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <unwind.h>
 
@@ -74,6 +93,7 @@ bool sk__in_signal_handler(void)
 #define RECHECKS 10
 #define FIRST_PAUSE_NS 100000L  /* 0.1 ms, doubled each time ... */
 #define MAX_PAUSE_NS 10000000L  /* ... up to 10 ms */
+#define REVALIDATE_NS 1000000000ull /* a full scan at least once a second */
 
 enum policy { POLICY_UNSET, POLICY_REFUSE, POLICY_WARN };
 
@@ -120,6 +140,12 @@ struct task_file {
 static int task_dir = -1;
 static struct task_file cache[CACHE_MAX];
 static size_t ncache;
+
+/* What the last scan found: the link count of /proc/self/task before it
+ * (-1: scan next time), when it ended, and the thread refused for. */
+static long scanned_count = -1;
+static uint64_t scanned_ns;
+static long refused_tid;
 
 /* Parse "tid (name) state ... blocked ..." (proc(5): blocked is field 32). */
 static int stat_blocks_sigtrap(const char *stat, struct blocker *b)
@@ -185,6 +211,14 @@ static int check_task(long tid, const char *name, struct task_file *old,
 	return stat_blocks_sigtrap(buf, b);
 }
 
+static int open_task_dir(void)
+{
+	if (task_dir < 0)
+		task_dir = open("/proc/self/task",
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return task_dir < 0 ? -1 : 0;
+}
+
 /* One pass over the threads: 1 with *b filled if one blocks SIGTRAP. */
 static int scan_threads(struct blocker *b)
 {
@@ -195,12 +229,8 @@ static int scan_threads(struct blocker *b)
 	int found = 0;
 	long n;
 
-	if (task_dir < 0) {
-		task_dir = open("/proc/self/task",
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (task_dir < 0)
-			return -errno;
-	}
+	if (open_task_dir() != 0)
+		return -errno;
 	memcpy(old, cache, nold * sizeof(old[0]));
 	ncache = 0;
 	lseek(task_dir, 0, SEEK_SET);
@@ -229,6 +259,38 @@ void sk__threads_after_fork_child(void)
 	if (task_dir >= 0)
 		close(task_dir);
 	task_dir = -1;
+	scanned_count = -1;
+	refused_tid = 0;
+}
+
+/* Whether the threads must be scanned before this update; *count is the
+ * link count of /proc/self/task now, -1 if unknown. */
+static bool scan_needed(long *count)
+{
+	struct stat st;
+
+	*count = -1;
+	if (open_task_dir() != 0 || fstat(task_dir, &st) != 0)
+		return true;
+	*count = (long)st.st_nlink;
+	if (!sk__sigmask_wrappers_active() || refused_tid ||
+	    *count != scanned_count)
+		return true;
+	return sk__now_ns() - scanned_ns > REVALIDATE_NS;
+}
+
+/* Why a thread can block SIGTRAP in this process, for the message. */
+static const char *blocked_because(void)
+{
+	if (!sk__sigmask_keeps_sigtrap())
+		return "STATICKEYS_KEEP_SIGTRAP=0 has masks honoured as set";
+	if (!sk__sigmask_wrappers_active())
+		return "statickeys was loaded late, by dlopen, and cannot "
+		       "keep SIGTRAP out of the masks threads set: link the "
+		       "program with it, or preload it, to have it do so";
+	return "it was blocked by a path statickeys cannot see: a raw "
+	       "rt_sigprocmask system call, a C library helper thread, or a "
+	       "mask set before statickeys was loaded";
 }
 
 static void pause_ns(long ns)
@@ -243,11 +305,15 @@ int sk__threads_check_sigtrap(void)
 	static long last_warned;
 	struct blocker b;
 	bool warn = current_policy() == POLICY_WARN;
-	long pause = FIRST_PAUSE_NS;
-	int r = scan_threads(&b);
+	long pause = FIRST_PAUSE_NS, count;
 
-	/* Waiting out a transient block is only worth it when refusing. */
-	for (int i = 0; r == 1 && !warn && i < RECHECKS; i++) {
+	if (!scan_needed(&count))
+		return 0;
+	int r = scan_threads(&b);
+	/* Waiting out a transient block is only worth it when refusing, and
+	 * only for a thread not already refused for. */
+	for (int i = 0; r == 1 && !warn && b.tid != refused_tid &&
+			i < RECHECKS; i++) {
 		pause_ns(pause);
 		pause = pause * 2 > MAX_PAUSE_NS ? MAX_PAUSE_NS : pause * 2;
 		r = scan_threads(&b);
@@ -260,19 +326,32 @@ int sk__threads_check_sigtrap(void)
 		warned_no_proc = true;
 		return 0;
 	}
-	if (r == 0)
+	if (r == 0) {
+		scanned_count = count;
+		scanned_ns = sk__now_ns();
+		refused_tid = 0;
 		return 0;
+	}
 	if (warn) {
+		/* Accepted: cached as a clean scan would be, so that such a
+		 * thread (a timer helper, say) does not make every update
+		 * scan. */
+		scanned_count = count;
+		scanned_ns = sk__now_ns();
 		if (b.tid != last_warned) /* once per thread, not per update */
 			sk__warn("thread %ld (\"%s\") blocks SIGTRAP; updating "
 				 "anyway (STATICKEYS_BLOCKED_SIGTRAP=warn): it "
-				 "dies if it runs a changing site", b.tid, b.name);
+				 "dies if it runs a changing site. Why: %s",
+				 b.tid, b.name, blocked_because());
 		last_warned = b.tid;
 		return 0;
 	}
-	sk__warn("thread %ld (\"%s\") blocks SIGTRAP and would be killed if it "
-		 "ran a site during the update; refusing (EBUSY). Unblock "
-		 "SIGTRAP in that thread, or set STATICKEYS_BLOCKED_SIGTRAP=warn "
-		 "if it never runs sites", b.tid, b.name);
+	if (b.tid != refused_tid) /* once per thread, not per update */
+		sk__warn("thread %ld (\"%s\") blocks SIGTRAP and would be "
+			 "killed if it ran a site during the update; refusing "
+			 "(EBUSY). Why: %s. Unblock SIGTRAP in that thread, or "
+			 "set STATICKEYS_BLOCKED_SIGTRAP=warn if it never runs "
+			 "sites", b.tid, b.name, blocked_because());
+	refused_tid = b.tid;
 	return -EBUSY;
 }

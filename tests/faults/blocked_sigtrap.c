@@ -1,22 +1,29 @@
 /*
- * blocked_sigtrap.c - a thread that blocks SIGTRAP and runs the sites.
+ * blocked_sigtrap.c - a thread that blocks SIGTRAP where the runtime cannot
+ * keep it deliverable, and runs the sites.
  *
  * If such a thread met the int3 of a changing site, the kernel would kill
- * the whole process.  The runtime looks at every thread's blocked mask
- * before a key update and refuses with -EBUSY, naming the thread; key, count
- * and sites stay as they were.  To make a missed detection fatal rather than
+ * the whole process.  Masks set through the C library never hold SIGTRAP
+ * (thread_models.c tests that); here the worker blocks every signal with a
+ * raw rt_sigprocmask system call, which no wrapper sees.  The runtime finds
+ * the thread and refuses with -EBUSY, naming it and saying why, once; key,
+ * count and sites stay as they were.  To make a missed detection fatal rather than
  * lucky, the injection hook holds every batch open (int3 written) until the
  * worker has run the sites again: had a batch started while the worker
  * blocked SIGTRAP, the process would die here.
  *
  *	faults_blocked_sigtrap          refuse (default policy)
  *	faults_blocked_sigtrap warn     STATICKEYS_BLOCKED_SIGTRAP=warn
+ *	faults_blocked_sigtrap honour   STATICKEYS_KEEP_SIGTRAP=0 (set by ctest:
+ *	                                it is read before main): the worker
+ *	                                blocks with pthread_sigmask, honoured
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <statickeys.h>
@@ -45,6 +52,17 @@ static int worker_blocked;       /* 1 while it blocks SIGTRAP */
 static unsigned long worker_runs; /* executions of sites_on() */
 static long worker_tid;
 static unsigned long flip_seq;   /* odd while an update call runs */
+static bool honour;              /* block through the C library */
+
+/* Change this thread's mask by the raw system call, past any wrapper, or
+ * (honour) through pthread_sigmask. */
+static void set_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (honour)
+		pthread_sigmask(how, set, old);
+	else
+		syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
+}
 
 /* Mixed directions are only wrong when no update overlapped the call. */
 #define UPDATE(call)                                                         \
@@ -63,7 +81,7 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), "sk-blocked");
 	worker_tid = (long)gettid();
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	set_mask(SIG_BLOCK, &all, NULL);
 	__atomic_store_n(&worker_blocked, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		int c = __atomic_load_n(&command, __ATOMIC_ACQUIRE);
@@ -73,7 +91,7 @@ static void *worker(void *arg)
 			sigset_t trap;
 			sigemptyset(&trap);
 			sigaddset(&trap, SIGTRAP);
-			pthread_sigmask(SIG_UNBLOCK, &trap, NULL);
+			set_mask(SIG_UNBLOCK, &trap, NULL);
 			__atomic_store_n(&worker_blocked, 0, __ATOMIC_RELEASE);
 		}
 		if (c == PAUSE) {
@@ -121,6 +139,11 @@ static void refused_while_blocked(void)
 	CHECK(strstr(c.text, "sk-blocked") && strstr(c.text, tid),
 	      "the refusal names thread %s \"sk-blocked\": got \"%s\"", tid,
 	      c.text);
+	/* ... and says why the runtime could not keep SIGTRAP deliverable. */
+	const char *why = honour ? "STATICKEYS_KEEP_SIGTRAP=0"
+				 : "raw rt_sigprocmask";
+	CHECK(strstr(c.text, why) != NULL, "the refusal says \"%s\": got "
+	      "\"%s\"", why, c.text);
 	CHECK(!sk_key_enabled(&busy_key) && sk_key_count(&busy_key) == 0,
 	      "refused enable left the key %s with count %d",
 	      sk_key_enabled(&busy_key) ? "on" : "off",
@@ -135,6 +158,14 @@ static void refused_while_blocked(void)
 	CHECK(sk_key_count(&busy_key) == 0 && sites_on() == 0,
 	      "refused inc/commit changed count (%d) or sites",
 	      sk_key_count(&busy_key));
+
+	/* Refused again, without a second warning. */
+	capture_begin(&c);
+	r = UPDATE(sk_key_enable(&busy_key));
+	capture_end(&c);
+	CHECK(r == -EBUSY, "second enable returned %d, want -EBUSY", r);
+	CHECK(c.text[0] == '\0', "the refusal was warned about again: \"%s\"",
+	      c.text);
 }
 
 static void allowed_once_unblocked(void)
@@ -164,10 +195,10 @@ static void *brief_blocker(void *arg)
 	sigset_t all, old;
 
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	set_mask(SIG_BLOCK, &all, &old);
 	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
 	usleep(1000);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	set_mask(SIG_SETMASK, &old, NULL);
 	return NULL;
 }
 
@@ -207,6 +238,10 @@ int main(int argc, char **argv)
 {
 	bool warn = argc > 1 && strcmp(argv[1], "warn") == 0;
 	pthread_t t;
+
+	honour = argc > 1 && strcmp(argv[1], "honour") == 0;
+	if (honour && !getenv("STATICKEYS_KEEP_SIGTRAP"))
+		skip_test("run with STATICKEYS_KEEP_SIGTRAP=0 (read before main)");
 
 	if (warn)
 		setenv("STATICKEYS_BLOCKED_SIGTRAP", "warn", 1);

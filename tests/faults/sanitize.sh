@@ -33,8 +33,9 @@ tsan)
 	# ThreadSanitizer also defers asynchronous signal handlers and runs
 	# them later from its own code with every signal blocked; a handler
 	# that then meets a changing site's int3 is killed by the kernel.  The
-	# tests that run sites in signal handlers are left out here too.
-	exclude='|blocked_sigtrap|signals|soak'
+	# tests that run sites in signal handlers are left out here too (the
+	# thread-model runs of every case include the handler cases).
+	exclude='|blocked_sigtrap|signals|soak|thread_models_handler|thread_models$|thread_models_static$'
 	;;
 *)
 	echo "unknown sanitizer kind $kind" >&2

@@ -1,7 +1,8 @@
 /*
  * bench/bench_keys.c - experiments that flip real keys with many sites.
  *
- *	bench_keys latency|commit|traps|disturb|locks [--json FILE] [options]
+ *	bench_keys latency|commit|traps|disturb|locks|threads [--json FILE]
+ *		   [options]
  *
  * One experiment per run, so each starts from a fresh process: no patched
  * page, trap handler or membarrier registration carries over from another.
@@ -51,12 +52,13 @@ static const struct {
 	{ "traps", exp_trap_hits },
 	{ "disturb", exp_disturbance },
 	{ "locks", exp_locks },
+	{ "threads", exp_threads },
 };
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s latency|commit|traps|disturb|locks "
+		fprintf(stderr, "usage: %s latency|commit|traps|disturb|locks|threads "
 				"[--json FILE] [options]\n", argv[0]);
 		return 2;
 	}

@@ -153,12 +153,36 @@ def plot_trap(res, out):
     save(fig, out, "trap.png")
 
 
+def plot_threads(res, out):
+    rows = res.get("threads")
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for mode in ("default", "scan_every_update"):
+        pts = sorted((r["threads"], r["median_us"], r["p99_us"])
+                     for r in rows if r["mode"] == mode)
+        if not pts:
+            continue
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
+                    yerr=[[0] * len(pts), [p[2] - p[1] for p in pts]],
+                    marker="o", capsize=3, label=mode + " (median, p99)")
+    base = [r["median_us"] for r in rows
+            if r["mode"] == "default" and r["threads"] == 1]
+    if base:
+        ax.axhline(1.5 * base[0], color="grey", ls="--", lw=1,
+                   label="goal: <= 1.5 x the 1-thread median")
+    ax.set(xscale="log", yscale="log", xlabel="threads in the process",
+           ylabel="1-site flip (us)", title="Flip cost and thread count")
+    ax.legend(fontsize=8)
+    save(fig, out, "threads.png")
+
+
 def main():
     with open(sys.argv[1]) as f:
         res = json.load(f)
     out = sys.argv[2]
     for fn in (plot_update, plot_branch, plot_pipe, plot_trap,
-               plot_disturbance, plot_locks):
+               plot_disturbance, plot_locks, plot_threads):
         fn(res, out)
 
 

@@ -101,8 +101,17 @@ def _other_goals(res):
     return out
 
 
+def _thread_goals(res):
+    rows = [r for r in res.get("threads") or [] if r.get("mode") == "default"]
+    one, many = _find(rows, threads=1), _find(rows, threads=500)
+    v = round(many["median_us"] / one["median_us"], 2) if one and many else None
+    return [_goal("1-site flip with 500 threads / with 1 thread (median)", v,
+                  v is not None and v <= 1.5, "<= 1.5")]
+
+
 def goals(res):
-    return _branch_goals(res) + _update_goals(res) + _other_goals(res)
+    return (_branch_goals(res) + _update_goals(res) + _other_goals(res) +
+            _thread_goals(res))
 
 
 def _fmt(v, nd=2):
@@ -296,6 +305,25 @@ def _section_locks(res):
     return s + "\n"
 
 
+def _section_threads(res):
+    rows = res.get("threads") or []
+    s = "## 8. Flip cost and the number of threads\n\n"
+    if not rows:
+        return s + "Not measured.\n\n"
+    s += ("A 1-site key flipped with 1 to 500 threads in the process (the "
+          "others idle in pause()).  `default` is the library as shipped: "
+          "masks are kept free of SIGTRAP, so the threads are re-read only "
+          "when their number changes or once a second.  "
+          "`scan_every_update` (STATICKEYS_KEEP_SIGTRAP=0) reads every "
+          "thread's mask before every update, as the runtime must when it "
+          "cannot keep masks clean.\n\n")
+    s += _table(["mode", "threads", "median us", "p99 us", "mean us",
+                 "ratio to 1 thread"],
+                [[r["mode"], r["threads"], r["median_us"], r["p99_us"],
+                  r["mean_us"], r["ratio_to_1_thread"]] for r in rows])
+    return s + "\n"
+
+
 def _section_goals(res):
     rows = [[g["goal"], g["target"], g["value"], "**%s**" % g["status"]]
             for g in res.get("goals", [])]
@@ -330,7 +358,7 @@ def render(res):
     s = _section_header(res) + _section_goals(res)
     for fn in (_section_branch, _section_pipe, _section_update,
                _section_commit, _section_trap, _section_disturbance,
-               _section_locks, _section_plots):
+               _section_locks, _section_threads, _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

@@ -31,12 +31,14 @@ SIZES = {
                  pipe_msgs=100000, pipe_runs=10, pipe_cg=(2000, 6000),
                  flips=20, min_flips=20, commit_flips=20, traps=2000,
                  trap_flips=200, disturb_flips=1000, disturb_idle=300,
-                 disturb_reps=3, lock_ms=3000),
+                 disturb_reps=3, lock_ms=3000, thread_flips=200,
+                 thread_scan_flips=20),
     "quick": dict(loop=(100000, 1100000), time_iter=50000, time_reps=5,
                   pipe_msgs=20000, pipe_runs=3, pipe_cg=(1000, 3000),
                   flips=6, min_flips=3, commit_flips=6, traps=300,
                   trap_flips=30, disturb_flips=200, disturb_idle=100,
-                  disturb_reps=1, lock_ms=500),
+                  disturb_reps=1, lock_ms=500, thread_flips=40,
+                  thread_scan_flips=5),
 }
 
 LOOP_VARIANTS = ["empty", "static_off", "static_on", "flag", "flag_on",
@@ -57,11 +59,11 @@ def run(cmd, timeout=600, **kw):
     return p.returncode, p.stdout, p.stderr
 
 
-def run_json(cmd, out, name):
+def run_json(cmd, out, name, env=None):
     """Run a benchmark program writing JSON to out/raw/NAME.json."""
     path = os.path.join(out, "raw", name + ".json")
     t0 = time.time()
-    rc, so, se = run(cmd + ["--json", path])
+    rc, so, se = run(cmd + ["--json", path], env=env)
     log(so.rstrip())
     if se.strip():
         log(se.rstrip())
@@ -314,6 +316,19 @@ def exp_locks(bdir, out, sz):
                      str(sz["lock_ms"])], out, "locks")["locks"]
 
 
+def exp_threads(bdir, out, sz):
+    """Flip cost with 1..500 threads: as shipped, and scanning every thread
+    on every update (STATICKEYS_KEEP_SIGTRAP=0) as the reference."""
+    d = run_json([os.path.join(bdir, "bench_keys"), "threads", "--flips",
+                  str(sz["thread_flips"])], out, "threads")
+    rows = d["threads"]
+    d2 = run_json([os.path.join(bdir, "bench_keys"), "threads", "--flips",
+                   str(sz["thread_scan_flips"]), "--mode",
+                   "scan_every_update"], out, "threads_scan",
+                  env=dict(os.environ, STATICKEYS_KEEP_SIGTRAP="0"))
+    return rows + d2["threads"]
+
+
 # ---- driver ---------------------------------------------------------------
 
 def guarded(results, name, fn):
@@ -352,10 +367,14 @@ def run_all(bdir, out, sz, results):
     def locks():
         results["locks"] = exp_locks(bdir, out, sz)
 
+    def threads():
+        results["threads"] = exp_threads(bdir, out, sz)
+
     for name, fn in (("1 branch cost", branch), ("2 pipe ping-pong", pipe),
                      ("3 update latency", update),
                      ("4 multi-key commit", commit_), ("5 trap path", trap),
-                     ("6 disturbance", disturb), ("7 lock hold/wait", locks)):
+                     ("6 disturbance", disturb), ("7 lock hold/wait", locks),
+                     ("8 threads", threads)):
         guarded(results, name, fn)
 
 

@@ -59,6 +59,10 @@ run(locks ${WORK_DIR}/locks.json
   FIELDS locks.lock_hold.buckets locks.lock_wait.buckets locks.fast_path.buckets
          locks.bucket_labels
   COMMAND ${BENCH_DIR}/bench_keys locks --ms 50)
+run(threads ${WORK_DIR}/threads.json
+  FIELDS threads.0.threads threads.0.mode threads.0.median_us
+         threads.0.ratio_to_1_thread
+  COMMAND ${BENCH_DIR}/bench_keys threads --flips 2)
 run(trap_cost ${WORK_DIR}/trap_cost.json
   FIELDS trap.handler_ns_median trap.sites trap_cost.0.trap_ns_median
   COMMAND ${BENCH_DIR}/bench_trap_cost --traps 10)

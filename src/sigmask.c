@@ -134,8 +134,6 @@ static void *next_definition(const char *name, const char *version)
 #define LOOKUP(name, version)                                                \
 	(REAL(name) = (__typeof__(REAL(name)))next_definition(#name, version))
 
-static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
-
 static void lookup_all(void)
 {
 	LOOKUP(sigprocmask, "GLIBC_2.2.5");
@@ -159,10 +157,18 @@ static void lookup_all(void)
 }
 
 /* Before main: a wrapper called from a signal handler must not be the first
- * to look its function up (dlsym takes the dynamic linker's lock). */
+ * to look its function up (dlsym takes the dynamic linker's lock).  No
+ * pthread_once: a sanitizer runtime calls us while it initialises, when its
+ * own pthread_once interceptor cannot run yet; looking up twice is harmless
+ * (both find the same definitions). */
 static void lookup(void)
 {
-	pthread_once(&lookup_once, lookup_all);
+	static int done;
+
+	if (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+		lookup_all();
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	}
 }
 
 #define CALL_REAL(name, ...)                                                 \

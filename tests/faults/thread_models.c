@@ -85,7 +85,7 @@ static bool expected_on(unsigned long s)
 static void pass_once(void)
 {
 	unsigned long s1 = __atomic_load_n(&seq, __ATOMIC_ACQUIRE);
-	int on = run_sites();
+	int on = __atomic_load_n(&run_sites, __ATOMIC_ACQUIRE)();
 	unsigned long s2 = __atomic_load_n(&seq, __ATOMIC_ACQUIRE);
 
 	if (s1 == s2 && !(s1 & 1)) {
@@ -135,7 +135,7 @@ static double now(void)
 static void flip_for_a_while(void)
 {
 	double end = now() + seconds();
-	unsigned long flips = 0, c0 = checked;
+	unsigned long flips = 0, c0 = __atomic_load_n(&checked, __ATOMIC_ACQUIRE);
 
 	while (now() < end) {
 		bool on = !expected_on(__atomic_load_n(&seq, __ATOMIC_RELAXED));
@@ -154,11 +154,12 @@ static void flip_for_a_while(void)
 			usleep(20);
 	}
 	struct sk_stats st;
+	unsigned long c1 = __atomic_load_n(&checked, __ATOMIC_ACQUIRE);
 	sk_stats_get(&st);
 	printf("  %lu flips, %lu checked passes of %d sites (%lu traps "
-	       "resumed so far)\n", flips, checked - c0, NSITES,
+	       "resumed so far)\n", flips, c1 - c0, NSITES,
 	       (unsigned long)st.traps_handled);
-	CHECK(checked > c0, "no pass was checked");
+	CHECK(c1 > c0, "no pass was checked");
 }
 
 static void start_workers(pthread_t *t, const pthread_attr_t *attr,
@@ -176,8 +177,8 @@ static void stop_workers(pthread_t *t)
 	for (int i = 0; i < NWORKERS; i++)
 		pthread_join(t[i], NULL);
 	/* Leave the key off for the next case. */
-	if (expected_on(seq)) {
-		seq += 2;
+	if (expected_on(__atomic_load_n(&seq, __ATOMIC_ACQUIRE))) {
+		__atomic_fetch_add(&seq, 2, __ATOMIC_ACQ_REL);
 		CHECK(sk_key_disable(&flipped->key) == 0, "final disable");
 	}
 }
@@ -510,7 +511,8 @@ static void *forking_worker(void *arg)
 			/* The child sees whole sites in one direction. */
 			pid = fork();
 			if (pid == 0) {
-				int on = run_sites();
+				int on = __atomic_load_n(&run_sites,
+							 __ATOMIC_ACQUIRE)();
 				_exit(on == 0 || on == NSITES ? 0 : 1);
 			}
 		} else {
@@ -552,6 +554,8 @@ int main(int argc, char **argv)
 	int r = check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
 				argv);
 
-	printf("%lu passes over the sites, %lu checked\n", passes, checked);
+	printf("%lu passes over the sites, %lu checked\n",
+	       __atomic_load_n(&passes, __ATOMIC_RELAXED),
+	       __atomic_load_n(&checked, __ATOMIC_RELAXED));
 	return r;
 }

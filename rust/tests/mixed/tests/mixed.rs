@@ -1,0 +1,89 @@
+//! C keys in Rust sites, Rust keys in C sites, all in one process and one
+//! runtime: flips from either language reach both languages' sites, a
+//! commit of a C and a Rust key is one batch, and the object's tables,
+//! registered by both the C and the Rust constructor, count once.
+use statickeys::{
+    commit, define_static_key_false, define_static_key_true, static_branch_likely,
+    static_branch_unlikely, Change, StaticFalseKey, StaticTrueKey,
+};
+use statickeys_test_mixed::{c_set, c_sites_of_c_keys, c_sites_of_rust_keys};
+
+define_static_key_false!(#[unsafe(no_mangle)] pub RUST_FALSE_KEY);
+define_static_key_true!(#[unsafe(no_mangle)] pub RUST_TRUE_KEY);
+
+unsafe extern "C" {
+    safe static c_false_key: StaticFalseKey;
+    safe static c_true_key: StaticTrueKey;
+}
+
+#[inline(never)]
+fn rust_sites_of_c_keys() -> i32 {
+    (static_branch_unlikely!(c_false_key) as i32)
+        | (static_branch_likely!(c_false_key) as i32) << 1
+        | (static_branch_unlikely!(c_true_key) as i32) << 2
+        | (static_branch_likely!(c_true_key) as i32) << 3
+}
+
+#[inline(never)]
+fn rust_sites_of_rust_keys() -> i32 {
+    (static_branch_unlikely!(RUST_FALSE_KEY) as i32)
+        | (static_branch_likely!(RUST_FALSE_KEY) as i32) << 1
+        | (static_branch_unlikely!(RUST_TRUE_KEY) as i32) << 2
+        | (static_branch_likely!(RUST_TRUE_KEY) as i32) << 3
+}
+
+/// Both sites of the false key on (bits 1|2) and/or of the true key (4|8).
+fn expect(false_on: bool, true_on: bool) -> i32 {
+    (if false_on { 3 } else { 0 }) | (if true_on { 12 } else { 0 })
+}
+
+fn check_all(c_false: bool, c_true: bool, r_false: bool, r_true: bool, when: &str) {
+    let c = expect(c_false, c_true);
+    let r = expect(r_false, r_true);
+    assert_eq!(unsafe { c_sites_of_c_keys() }, c, "{when}: C sites of C keys");
+    assert_eq!(rust_sites_of_c_keys(), c, "{when}: Rust sites of C keys");
+    assert_eq!(unsafe { c_sites_of_rust_keys() }, r, "{when}: C sites of Rust keys");
+    assert_eq!(rust_sites_of_rust_keys(), r, "{when}: Rust sites of Rust keys");
+}
+
+#[test]
+fn keys_of_either_language_reach_sites_of_both() {
+    check_all(false, true, false, true, "initial");
+
+    // Rust flips C keys, C flips Rust keys.
+    c_false_key.enable().unwrap();
+    c_true_key.disable().unwrap();
+    assert_eq!(unsafe { c_set(RUST_FALSE_KEY.as_raw(), 1) }, 0);
+    assert_eq!(unsafe { c_set(RUST_TRUE_KEY.as_raw(), 0) }, 0);
+    check_all(true, false, true, false, "after flipping all four");
+
+    // One commit, C and Rust keys: one batch, at most 3 core syncs, and
+    // each of the 4 keys' 4 sites written once (16), not twice.
+    let before = statickeys::stats();
+    commit(&[
+        Change::disable(&c_false_key),
+        Change::enable(&c_true_key),
+        Change::disable(&RUST_FALSE_KEY),
+        Change::enable(&RUST_TRUE_KEY),
+    ])
+    .unwrap();
+    let after = statickeys::stats();
+    check_all(false, true, false, true, "after one commit of all four");
+    assert_eq!(after.batches - before.batches, 1, "one batch");
+    assert!(after.core_syncs - before.core_syncs <= 3, "at most 3 core syncs");
+    assert_eq!(after.sites_written - before.sites_written, 16, "16 sites, each once");
+    println!(
+        "C and Rust keys x C and Rust sites: checked; one commit = {} batch, {} core syncs, {} sites",
+        after.batches - before.batches,
+        after.core_syncs - before.core_syncs,
+        after.sites_written - before.sites_written
+    );
+}
+
+#[test]
+fn names_cross_languages() {
+    assert_eq!(c_false_key.name().to_str().unwrap(), "c_false_key");
+    assert_eq!(c_false_key.description().unwrap().to_str().unwrap(), "a C key that starts off");
+    let found = unsafe { statickeys::sys::sk_key_find(c"RUST_TRUE_KEY".as_ptr()) };
+    assert_eq!(found, RUST_TRUE_KEY.as_raw());
+}

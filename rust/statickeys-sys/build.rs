@@ -84,6 +84,7 @@ fn build_bundled(root: &Path) {
     println!("cargo:rustc-link-lib=dylib=pthread");
     println!("cargo:rustc-link-lib=dylib=dl");
     println!("cargo:include={}", include.display());
+    println!("cargo:libdir={}", env::var("OUT_DIR").unwrap());
     println!("cargo:build=bundled");
 }
 

@@ -98,7 +98,7 @@ fn reader(stable: &AtomicU64, wrong: &AtomicU64) {
         let on = PUB[k].on.load(SeqCst);
         let n = SITE_FNS[k]();
         let s2 = PUB[k].seq.load(SeqCst);
-        if s1 % 2 == 0 && s1 == s2 {
+        if s1.is_multiple_of(2) && s1 == s2 {
             stable.fetch_add(1, SeqCst);
             if n != if on { SITES } else { 0 } {
                 wrong.fetch_add(1, SeqCst);
@@ -134,7 +134,7 @@ fn sites_take_the_new_direction_once_a_flip_returns() {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            if rng % 8 == 0 {
+            if rng.is_multiple_of(8) {
                 // All four keys in one batch.
                 let on: Vec<bool> = PUB.iter().map(|p| !p.on.load(SeqCst)).collect();
                 for p in &PUB {

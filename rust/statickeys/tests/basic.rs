@@ -7,6 +7,7 @@ use statickeys::{
 define_static_key_true!(T_KEY);
 define_static_key_false!(F_KEY, "a key that starts off");
 define_static_key_false!(NO_SITES);
+define_static_key_false!(ENV_KEY);
 
 #[inline(never)]
 fn t_likely() -> bool {
@@ -59,4 +60,30 @@ fn names() {
     assert!(T_KEY.description().is_none());
     let found = unsafe { statickeys::sys::sk_key_find(c"NO_SITES".as_ptr()) };
     assert_eq!(found, NO_SITES.as_raw(), "a key without sites is listed by name");
+}
+
+#[inline(never)]
+fn env_key_site() -> bool {
+    static_branch_unlikely!(ENV_KEY)
+}
+
+/// `STATICKEYS=ENV_KEY=1` in the environment turns the Rust key on before
+/// main, sites included, like a C key.  Runs this test binary again with
+/// the variable set (only the child checks).
+#[test]
+fn startup_state_from_environment() {
+    if std::env::var_os("SK_RUST_ENV_CHILD").is_some() {
+        assert!(ENV_KEY.is_enabled() && env_key_site(), "ENV_KEY on before main");
+        println!("child: ENV_KEY on at start-up, site takes the on path");
+        return;
+    }
+    assert!(!ENV_KEY.is_enabled() && !env_key_site());
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "startup_state_from_environment", "--nocapture"])
+        .env("SK_RUST_ENV_CHILD", "1")
+        .env("STATICKEYS", "ENV_KEY=1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.contains("child: ENV_KEY on"), "{stdout}");
 }

@@ -100,10 +100,9 @@ fn reader(stable: &AtomicU64, wrong: &AtomicU64) {
         let s2 = PUB[k].seq.load(SeqCst);
         if s1.is_multiple_of(2) && s1 == s2 {
             stable.fetch_add(1, SeqCst);
-            if n != if on { SITES } else { 0 } {
-                if wrong.fetch_add(1, SeqCst) < 10 {
-                    eprintln!("key K{k}: {n} of {SITES} sites on, published state {on}");
-                }
+            let expected = if on { SITES } else { 0 };
+            if n != expected && wrong.fetch_add(1, SeqCst) < 10 {
+                eprintln!("key K{k}: {n} of {SITES} sites on, published state {on}");
             }
         } else {
             assert!(n <= SITES);

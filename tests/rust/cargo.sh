@@ -6,6 +6,8 @@
 #   test-bundled  cargo test, the C runtime built from this tree by cc
 #   test-system   cargo test against this build's libstatickeys installed
 #                 into BUILD_DIR/rust-prefix and found by pkg-config
+#   test-lto      cargo test --release with fat LTO (bundled): sites,
+#                 key listings and the constructor must survive LTO
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
 #                 it is static-keys code, unchanged, and warns as documented)
 #   doc           cargo doc with warnings denied
@@ -41,6 +43,10 @@ test-system)
   export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   pkg-config --exists statickeys
   STATICKEYS_SYS_SYSTEM=1 "$cargo" test --workspace -- --nocapture
+  ;;
+test-lto)
+  STATICKEYS_SYS_BUNDLED=1 CARGO_PROFILE_RELEASE_LTO=fat \
+    "$cargo" test --release --tests -p statickeys -p statickeys-test-mixed -- --nocapture
   ;;
 clippy)
   if ! "$cargo" clippy --version >/dev/null 2>&1; then

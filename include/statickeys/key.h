@@ -88,8 +88,8 @@ struct sk_key_false {
  * silently drops every site table and key listing of the objects it links.
  * Assemblers know the flag since binutils 2.36 and LLVM 13, compilers the
  * attribute since GCC 11 and clang 13; with an older assembler behind a
- * newer GCC, define SK_NO_SECTION_RETAIN (the CMake package does so when the
- * library's own build found the assembler lacking).
+ * newer GCC, define SK_NO_SECTION_RETAIN (the CMake package and statickeys.pc
+ * do so when the library's own build found the assembler lacking).
  */
 #if !defined(SK_NO_SECTION_RETAIN) && defined(__has_attribute)
 #if __has_attribute(retain)

@@ -405,6 +405,14 @@ pub fn stats() -> Stats {
 pub mod __private {
     pub use core::arch::{asm, global_asm};
 
+    /// The `sk_sites` entries of the object this copy of the crate is
+    /// linked into (C and Rust sites alike), for tests.
+    pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
+        let (s0, s1, _, _) = crate::registration::tables();
+        // The linker's bounds of a section of 16-byte entries.
+        unsafe { core::slice::from_raw_parts(s0, (s1 as usize - s0 as usize) / 16) }
+    }
+
     /// The instruction a site starts with: a jump when `initial ^ likely`.
     /// Only the key's type matters; the pointer is never read.
     pub const fn starts_as_jump<const S: bool>(_key: *const super::StaticKey<S>, likely: bool) -> u32 {

@@ -25,7 +25,7 @@ static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
 /// bind within the object (a cdylib must not see the program's tables), and
 /// the empty, retained sections guarantee the linker defines them even in
 /// an object with no sites or no keys.
-fn tables() -> (
+pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
     *const *mut sys::sk_key,

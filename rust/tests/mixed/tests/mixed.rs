@@ -8,6 +8,9 @@ use statickeys::{
 };
 use statickeys_test_mixed::{c_set, c_sites_of_c_keys, c_sites_of_rust_keys};
 
+/// The tests of this file flip and inspect the same keys: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 define_static_key_false!(#[unsafe(no_mangle)] pub RUST_FALSE_KEY);
 define_static_key_true!(#[unsafe(no_mangle)] pub RUST_TRUE_KEY);
 
@@ -48,6 +51,7 @@ fn check_all(c_false: bool, c_true: bool, r_false: bool, r_true: bool, when: &st
 
 #[test]
 fn keys_of_either_language_reach_sites_of_both() {
+    let _serial = SERIAL.lock().unwrap();
     check_all(false, true, false, true, "initial");
 
     // Rust flips C keys, C flips Rust keys.
@@ -86,4 +90,42 @@ fn names_cross_languages() {
     assert_eq!(c_false_key.description().unwrap().to_str().unwrap(), "a C key that starts off");
     let found = unsafe { statickeys::sys::sk_key_find(c"RUST_TRUE_KEY".as_ptr()) };
     assert_eq!(found, RUST_TRUE_KEY.as_raw());
+}
+
+/// Every entry of this object's table, C and Rust, decodes the same way:
+/// a site holding NOP5 or `e9 rel32` to its target, as (state ^ likely)
+/// requires, and a key slot naming a key defined by either language.
+#[test]
+fn c_and_rust_sites_are_the_same_bytes() {
+    let _serial = SERIAL.lock().unwrap();
+    use statickeys::sys::sk_key;
+    let table = statickeys::__private::site_table();
+    let (mut c_key_sites, mut rust_key_sites) = (0, 0);
+    for e in table {
+        let base = e as *const _ as usize;
+        let code = (base as isize + e.code as isize) as usize;
+        let target = (base as isize + 4 + e.target as isize) as usize;
+        let slot = (base as isize + 8 + e.key as isize) as *const *const sk_key;
+        let key = unsafe { *slot };
+        let likely = e.flags & 1 == 1;
+        let enabled = unsafe { statickeys::sys::sk_key_enabled(key) };
+        let bytes = unsafe { core::slice::from_raw_parts(code as *const u8, 5) };
+        if enabled ^ likely {
+            let rel = i32::from_le_bytes(bytes[1..5].try_into().unwrap());
+            assert_eq!(bytes[0], 0xe9, "site {code:#x}: a JMP");
+            assert_eq!(code as isize + 5 + rel as isize, target as isize, "JMP to the target");
+        } else {
+            assert_eq!(bytes, [0x0f, 0x1f, 0x44, 0x00, 0x00], "site {code:#x}: a NOP5");
+        }
+        assert_eq!(e.flags & !1, 0, "flags hold only the likely bit");
+        if key == c_false_key.as_raw() as *const _ || key == c_true_key.as_raw() as *const _ {
+            c_key_sites += 1;
+        }
+        if key == RUST_FALSE_KEY.as_raw() as *const _ || key == RUST_TRUE_KEY.as_raw() as *const _ {
+            rust_key_sites += 1;
+        }
+    }
+    // Each key: 2 sites in C and 2 in Rust.
+    assert_eq!((c_key_sites, rust_key_sites), (8, 8), "sites per language pair");
+    println!("{} entries, C and Rust, all decode as C sites", table.len());
 }

@@ -118,10 +118,11 @@ fn c_and_rust_sites_are_the_same_bytes() {
             assert_eq!(bytes, [0x0f, 0x1f, 0x44, 0x00, 0x00], "site {code:#x}: a NOP5");
         }
         assert_eq!(e.flags & !1, 0, "flags hold only the likely bit");
-        if key == c_false_key.as_raw() as *const _ || key == c_true_key.as_raw() as *const _ {
+        let is = |k: *mut sk_key| std::ptr::eq(key, k);
+        if is(c_false_key.as_raw()) || is(c_true_key.as_raw()) {
             c_key_sites += 1;
         }
-        if key == RUST_FALSE_KEY.as_raw() as *const _ || key == RUST_TRUE_KEY.as_raw() as *const _ {
+        if is(RUST_FALSE_KEY.as_raw()) || is(RUST_TRUE_KEY.as_raw()) {
             rust_key_sites += 1;
         }
     }

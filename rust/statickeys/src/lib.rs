@@ -32,9 +32,34 @@
 //!
 //! Differences from `static-keys`:
 //! - [`StaticKey::enable`] and [`StaticKey::disable`] are safe and return
-//!   `Result<(), Error>`.  Old call sites `unsafe { KEY.enable(); }` still
-//!   compile, with two warnings (`unused_unsafe`, `unused_must_use`); write
-//!   `KEY.enable()?` or `KEY.enable().expect("...")` instead.
+//!   `Result<(), Error>`.  Old call sites in `static-keys`' documented form,
+//!   `unsafe { KEY.enable(); }`, still compile, with two warnings
+//!   (`unused_unsafe`, `unused_must_use`):
+//!
+//!   ```
+//!   statickeys::define_static_key_false!(KEY);
+//!   fn main() {
+//!       #[allow(unused_unsafe, unused_must_use)] // what old code gets
+//!       unsafe {
+//!           KEY.enable();
+//!       }
+//!       assert!(KEY.is_enabled());
+//!   }
+//!   ```
+//!
+//!   but without the inner `;` the block's value is now a `Result`, and a
+//!   statement `unsafe { KEY.enable() }` no longer compiles (add the `;`,
+//!   or better, handle the error):
+//!
+//!   ```compile_fail,E0308
+//!   statickeys::define_static_key_false!(KEY);
+//!   fn main() {
+//!       unsafe { KEY.enable() }
+//!       println!("on");
+//!   }
+//!   ```
+//!
+//!   Write `KEY.enable()?` or `KEY.enable().expect("...")` instead.
 //! - Keys are reference counted like the kernel's ([`StaticKey::inc`],
 //!   [`StaticKey::dec`]), several keys flip in one batch ([`commit`]), keys
 //!   have names (`skctl list`, `STATICKEYS=name=1` at start-up), and

@@ -47,11 +47,26 @@ fn use_system() -> bool {
     true
 }
 
+/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES, so
+/// the bundled build compiles exactly what the CMake build does.
+fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
+    let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
+    let start = text.find("set(SK_SOURCES")? + "set(SK_SOURCES".len();
+    let end = start + text[start..].find(')')?;
+    let files: Vec<PathBuf> = text[start..end]
+        .split_whitespace()
+        .filter(|w| w.ends_with(".c"))
+        .map(|w| src.join(w))
+        .collect();
+    (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
+}
+
 fn build_bundled(root: &Path) {
     let src = root.join("src");
     let include = root.join("include");
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in [src.clone(), src.join("arch")] {
+    let mut files: Vec<PathBuf> = cmake_sources(&src).unwrap_or_default();
+    let dirs = if files.is_empty() { vec![src.clone(), src.join("arch")] } else { vec![] };
+    for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             panic!(
                 "statickeys-sys: the bundled C sources are missing ({} not found); \

@@ -26,6 +26,8 @@ if [ "$major" -lt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -lt 87 ]; }; then
   exit 77
 fi
 
+# rustc and the other tools sit next to cargo (~/.cargo/bin under rustup).
+export PATH="$(dirname "$cargo"):$PATH"
 export CARGO_TARGET_DIR="$build/rust-target"
 export CARGO_TERM_COLOR=never
 cd "$src/rust"

@@ -3,7 +3,8 @@
 #
 # Runs one step of the Rust workspace's checks (rust/) for ctest, with
 # CARGO_TARGET_DIR inside the CMake build directory:
-#   test-bundled  cargo test, the C runtime built from this tree by cc
+#   test-bundled  cargo test, the C runtime built from this tree by cc; the
+#                 torture also with the mprotect writer and sync fallback
 #   test-system   cargo test against this build's libstatickeys installed
 #                 into BUILD_DIR/rust-prefix and found by pkg-config
 #   test-lto      cargo test --release with fat LTO (bundled): sites,
@@ -36,6 +37,11 @@ unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
 case $step in
 test-bundled)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test --workspace -- --nocapture
+  # The torture again with the other writer and with the core-sync fallback.
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect \
+    "$cargo" test -p statickeys --test torture -- --nocapture
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_SYNC=mprotect \
+    "$cargo" test -p statickeys --test torture -- --nocapture
   ;;
 test-system)
   prefix="$build/rust-prefix"

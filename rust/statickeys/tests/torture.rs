@@ -166,10 +166,13 @@ fn sites_take_the_new_direction_once_a_flip_returns() {
     let (stable, wrong) = (stable.load(SeqCst), wrong.load(SeqCst));
     println!(
         "{secs} s: {flips} single flips, {commits} 4-key commits, {stable} stable calls \
-         ({} site executions checked), {wrong} wrong; traps handled {}, core syncs {}",
+         ({} site executions checked), {wrong} wrong; traps handled {}, core syncs {} \
+         (writer {}, sync {})",
         stable * SITES as u64,
         after.traps_handled - before.traps_handled,
-        after.core_syncs - before.core_syncs
+        after.core_syncs - before.core_syncs,
+        after.writer,
+        after.sync_method
     );
     assert!(flips > 100 && stable > 1000, "too little done to mean anything");
     assert_eq!(wrong, 0, "sites took the old direction after a flip returned");

@@ -70,6 +70,8 @@
 //!   `CodeManipulator` generic.
 #![no_std]
 #![warn(missing_docs)]
+// The examples show whole programs, main included, as users write them.
+#![allow(clippy::needless_doctest_main)]
 
 use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, CStr};

@@ -410,10 +410,17 @@ fn static_str(p: *const c_char) -> &'static str {
 
 /// A snapshot of the runtime's counters.
 pub fn stats() -> Stats {
-    let mut s = core::mem::MaybeUninit::<sys::sk_stats>::zeroed();
+    // Room to spare: a runtime newer than these declarations may have
+    // appended counters to struct sk_stats.
+    #[repr(C)]
+    struct Room {
+        stats: sys::sk_stats,
+        _spare: [u64; 32],
+    }
+    let mut room = core::mem::MaybeUninit::<Room>::zeroed();
     // Only fails for a null pointer.
-    unsafe { sys::sk_stats_get(s.as_mut_ptr()) };
-    let s = unsafe { s.assume_init() };
+    unsafe { sys::sk_stats_get(room.as_mut_ptr().cast()) };
+    let s = unsafe { room.assume_init() }.stats;
     Stats {
         updates: s.updates,
         batches: s.batches,

@@ -29,3 +29,21 @@ int c_set(struct sk_key *key, int on)
 {
 	return on ? sk_key_enable(key) : sk_key_disable(key);
 }
+
+#include <stddef.h>
+
+/* The C layouts the Rust declarations (statickeys-sys) must match. */
+size_t c_layout(int what)
+{
+	switch (what) {
+	case 0: return sizeof(struct sk_key);
+	case 1: return offsetof(struct sk_key, name);
+	case 2: return sizeof(struct sk_key_false);
+	case 3: return sizeof(struct sk__site_entry);
+	case 4: return sizeof(struct sk__object_handle);
+	case 5: return sizeof(struct sk_key_change);
+	case 6: return sizeof(struct sk_stats);
+	case 7: return offsetof(struct sk_stats, writer);
+	default: return 0;
+	}
+}

@@ -12,4 +12,6 @@ unsafe extern "C" {
     pub fn c_sites_of_rust_keys() -> c_int;
     /// sk_key_enable / sk_key_disable called from C.
     pub fn c_set(key: *mut sk_key, on: c_int) -> c_int;
+    /// sizeof / offsetof of the shared structures, as C sees them.
+    pub fn c_layout(what: c_int) -> usize;
 }

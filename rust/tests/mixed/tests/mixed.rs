@@ -130,3 +130,20 @@ fn c_and_rust_sites_are_the_same_bytes() {
     assert_eq!((c_key_sites, rust_key_sites), (8, 8), "sites per language pair");
     println!("{} entries, C and Rust, all decode as C sites", table.len());
 }
+
+/// The Rust declarations have the C layouts.
+#[test]
+fn layouts_match_the_c_headers() {
+    use statickeys::sys;
+    use std::mem::{offset_of, size_of};
+    let c = |w| unsafe { statickeys_test_mixed::c_layout(w) };
+    assert_eq!(c(0), size_of::<sys::sk_key>());
+    assert_eq!(c(1), offset_of!(sys::sk_key, name));
+    assert_eq!(c(2), size_of::<StaticFalseKey>());
+    assert_eq!(c(3), size_of::<sys::sk_site_entry>());
+    assert_eq!(c(4), size_of::<sys::sk_object_handle>());
+    assert_eq!(c(5), size_of::<sys::sk_key_change>());
+    assert_eq!(c(5), size_of::<statickeys::Change>());
+    assert_eq!(c(6), size_of::<sys::sk_stats>());
+    assert_eq!(c(7), offset_of!(sys::sk_stats, writer));
+}

@@ -135,8 +135,19 @@ impl<const S: bool> StaticKey<S> {
         Self::from_raw_parts(name.as_ptr(), desc)
     }
 
+    /// For the definition macros: `name` and `description` are string
+    /// literals with a terminating NUL ("" for no description); anything
+    /// else fails to compile (a const panic).
     #[doc(hidden)]
-    pub const fn from_raw_parts(name: *const c_char, description: *const c_char) -> Self {
+    pub const fn __from_literals(name: &'static str, description: &'static str) -> Self {
+        let (n, d) = (name.as_bytes(), description.as_bytes());
+        assert!(!n.is_empty() && n[n.len() - 1] == 0, "key name without a NUL");
+        assert!(d.is_empty() || d[d.len() - 1] == 0, "description without a NUL");
+        let desc = if d.is_empty() { core::ptr::null() } else { d.as_ptr().cast() };
+        Self::from_raw_parts(n.as_ptr().cast(), desc)
+    }
+
+    const fn from_raw_parts(name: *const c_char, description: *const c_char) -> Self {
         StaticKey {
             raw: UnsafeCell::new(sys::sk_key {
                 enabled: S as c_int,
@@ -480,16 +491,16 @@ macro_rules! define_static_key_true {
 #[macro_export]
 macro_rules! __define_static_key {
     ($(#[$m:meta])* $vis:vis $key:ident, $init:literal) => {
-        $crate::__define_static_key!(@def $(#[$m])* $vis $key, $init, ::core::ptr::null());
+        $crate::__define_static_key!(@def $(#[$m])* $vis $key, $init, "");
     };
     ($(#[$m:meta])* $vis:vis $key:ident, $init:literal, $desc:literal) => {
         $crate::__define_static_key!(@def $(#[$m])* $vis $key, $init,
-            ::core::concat!($desc, "\0").as_ptr().cast());
+            ::core::concat!($desc, "\0"));
     };
     (@def $(#[$m:meta])* $vis:vis $key:ident, $init:literal, $desc:expr) => {
         $(#[$m])*
-        $vis static $key: $crate::StaticKey<$init> = $crate::StaticKey::<$init>::from_raw_parts(
-            ::core::concat!(::core::stringify!($key), "\0").as_ptr().cast(),
+        $vis static $key: $crate::StaticKey<$init> = $crate::StaticKey::<$init>::__from_literals(
+            ::core::concat!(::core::stringify!($key), "\0"),
             $desc,
         );
         // Listed in the object's "sk_keys" section, like the C macros' keys,

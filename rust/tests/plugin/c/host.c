@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -62,12 +63,13 @@ static struct plugin load(const char *path)
 	return p;
 }
 
-static volatile int reading;
+static volatile int reading, started;
 static unsigned long reads;
 
 static void *reader(void *arg)
 {
 	struct plugin *p = arg;
+	__atomic_store_n(&started, 1, __ATOMIC_SEQ_CST);
 	while (reading) {
 		int bits = p->sites();
 		/* both sites of a key always agree once it is not flipping;
@@ -108,10 +110,16 @@ int main(int argc, char **argv)
 
 		pthread_t t;
 		reading = 1;
+		started = 0;
 		pthread_create(&t, NULL, reader, &p);
+		/* A starting thread has every signal blocked (glibc); an update
+		 * meanwhile may be refused with -EBUSY, as documented. */
+		while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST))
+			sched_yield();
 		for (int i = 0; i < 50; i++) {
 			int on = i % 2 == 0;
-			CHECK(p.set(on) == 0, "plugin flips its key");
+			int r = p.set(on);
+		CHECK(r == 0, "plugin flips its key (got %d)", r);
 			CHECK(p.sites() == expect(on, host_on),
 			      "round %d flip %d: plugin key %d", round, i, on);
 #ifdef HOST_SYSTEM

@@ -31,17 +31,21 @@ fi
 export PATH="$(dirname "$cargo"):$PATH"
 export CARGO_TARGET_DIR="$build/rust-target"
 export CARGO_TERM_COLOR=never
+# One test at a time: the harness starts a thread per test, and a starting
+# thread blocks every signal, which makes a flip in another test wait for it
+# (and, past ~40 ms on a loaded machine, refuse with EBUSY, as documented).
+targs=(--test-threads=1 --nocapture)
 cd "$src/rust"
 unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
 
 case $step in
 test-bundled)
-  STATICKEYS_SYS_BUNDLED=1 "$cargo" test --workspace -- --nocapture
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test --workspace -- "${targs[@]}"
   # The torture again with the other writer and with the core-sync fallback.
   STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect \
-    "$cargo" test -p statickeys --test torture -- --nocapture
+    "$cargo" test -p statickeys --test torture -- "${targs[@]}"
   STATICKEYS_SYS_BUNDLED=1 STATICKEYS_SYNC=mprotect \
-    "$cargo" test -p statickeys --test torture -- --nocapture
+    "$cargo" test -p statickeys --test torture -- "${targs[@]}"
   ;;
 test-system)
   prefix="$build/rust-prefix"
@@ -50,11 +54,11 @@ test-system)
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   pkg-config --exists statickeys
-  STATICKEYS_SYS_SYSTEM=1 "$cargo" test --workspace -- --nocapture
+  STATICKEYS_SYS_SYSTEM=1 "$cargo" test --workspace -- "${targs[@]}"
   ;;
 test-lto)
   STATICKEYS_SYS_BUNDLED=1 CARGO_PROFILE_RELEASE_LTO=fat \
-    "$cargo" test --release --tests -p statickeys -p statickeys-test-mixed -- --nocapture
+    "$cargo" test --release --tests -p statickeys -p statickeys-test-mixed -- "${targs[@]}"
   ;;
 clippy)
   if ! "$cargo" clippy --version >/dev/null 2>&1; then

@@ -207,7 +207,10 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static STABLE: AtomicU64 = AtomicU64::new(0);
 static WRONG: AtomicU64 = AtomicU64::new(0);
 
+static STARTED: AtomicU64 = AtomicU64::new(0);
+
 fn reader() {
+    STARTED.fetch_add(1, SeqCst);
     let fns: [fn() -> usize; 2] = [tsites_0, tsites_1];
     let mut i = 0;
     while !STOP.load(SeqCst) {
@@ -229,6 +232,10 @@ fn reader() {
 fn torture(args: &[String]) {
     let secs = arg(args, "--seconds", 3);
     let readers: Vec<_> = (0..2).map(|_| std::thread::spawn(reader)).collect();
+    // Flip only once both readers run (a starting thread blocks signals).
+    while STARTED.load(SeqCst) < 2 {
+        std::thread::yield_now();
+    }
     let end = Instant::now() + Duration::from_secs(secs);
     let mut flips = 0u64;
     let mut last = Instant::now();

@@ -89,7 +89,8 @@ impl AnyKey {
     }
 }
 
-fn reader(stable: &AtomicU64, wrong: &AtomicU64) {
+fn reader(stable: &AtomicU64, wrong: &AtomicU64, started: &AtomicU64) {
+    started.fetch_add(1, SeqCst);
     let mut i = 0usize;
     while !STOP.load(SeqCst) {
         let k = i % NKEYS;
@@ -124,9 +125,15 @@ fn sites_take_the_new_direction_once_a_flip_returns() {
     let wrong = AtomicU64::new(0);
     let mut flips = 0u64;
     let mut commits = 0u64;
+    let started = AtomicU64::new(0);
     std::thread::scope(|s| {
         for _ in 0..2 {
-            s.spawn(|| reader(&stable, &wrong));
+            s.spawn(|| reader(&stable, &wrong, &started));
+        }
+        // A starting thread has every signal blocked (glibc); an update
+        // meanwhile may be refused with EBUSY, as documented.
+        while started.load(SeqCst) < 2 {
+            std::thread::yield_now();
         }
         let end = Instant::now() + Duration::from_secs(secs);
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;

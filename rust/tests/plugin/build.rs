@@ -11,6 +11,13 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let host = out.join("statickeys_plugin_host");
     println!("cargo:rerun-if-changed=c/host.c");
+    println!("cargo:rerun-if-changed=c/plugin_c.c");
+    // C sites inside the plugin itself.
+    cc::Build::new()
+        .file("c/plugin_c.c")
+        .include(&include)
+        .flag("-std=gnu11")
+        .compile("statickeys_test_plugin_c");
     println!("cargo::rustc-check-cfg=cfg(sk_system)");
     let mut cmd = cc::Build::new().get_compiler().to_command();
     cmd.arg("-std=gnu11").arg("-O2").arg("-I").arg(&include).arg("c/host.c").arg("-o").arg(&host);

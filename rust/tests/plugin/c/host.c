@@ -1,6 +1,8 @@
 /*
- * A C program that loads a Rust cdylib plugin, flips keys while a thread
- * runs the plugin's sites, unloads it and loads it again, three times.
+ * A C program that loads a Rust cdylib plugin (Rust sites and C sites of
+ * its Rust key, so two registration constructors for one object), flips
+ * keys while a thread runs the plugin's sites, unloads it and loads it
+ * again, three times.
  *
  * HOST_SYSTEM (the plugin and this program share the installed shared
  * runtime): the plugin also tests this program's key, which reaches its
@@ -80,13 +82,15 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* Rust sites of the plugin key: bits 1|2; its C sites in the plugin:
+ * 16|32; the plugin's Rust sites of the host key: 4|8. */
 static int expect(int plugin_on, int host_on)
 {
 #ifdef HOST_SYSTEM
-	return (plugin_on ? 3 : 0) | (host_on ? 12 : 0);
+	return (plugin_on ? 3 | 48 : 0) | (host_on ? 12 : 0);
 #else
 	(void)host_on;
-	return plugin_on ? 3 : 0;
+	return plugin_on ? 3 | 48 : 0;
 #endif
 }
 

@@ -5,7 +5,16 @@ use core::ffi::c_int;
 
 use statickeys::{define_static_key_false, static_branch_likely, static_branch_unlikely};
 
-define_static_key_false!(PLUGIN_KEY, "a key defined by the Rust plugin");
+define_static_key_false!(
+    #[unsafe(no_mangle)]
+    pub PLUGIN_KEY,
+    "a key defined by the Rust plugin"
+);
+
+unsafe extern "C" {
+    /// c/plugin_c.c: bits 16 | 32 for its two sites of PLUGIN_KEY.
+    fn plugin_c_sites() -> c_int;
+}
 
 #[cfg(sk_system)]
 unsafe extern "C" {
@@ -13,7 +22,8 @@ unsafe extern "C" {
 }
 
 /// Bits: 1 unlikely(PLUGIN_KEY), 2 likely(PLUGIN_KEY), 4 unlikely(host_key),
-/// 8 likely(host_key) took the "on" side (host bits only with sk_system).
+/// 8 likely(host_key) took the "on" side (host bits only with sk_system);
+/// 16 and 32: the C sites of PLUGIN_KEY in the same plugin.
 #[unsafe(no_mangle)]
 pub extern "C" fn plugin_sites() -> c_int {
     let own = (static_branch_unlikely!(PLUGIN_KEY) as c_int)
@@ -22,7 +32,7 @@ pub extern "C" fn plugin_sites() -> c_int {
     let own = own
         | (static_branch_unlikely!(host_key) as c_int) << 2
         | (static_branch_likely!(host_key) as c_int) << 3;
-    own
+    own | unsafe { plugin_c_sites() }
 }
 
 /// Flip the plugin's key from Rust: 0 or a negative errno.

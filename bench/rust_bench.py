@@ -6,7 +6,8 @@ bench/rust/ is one program built twice: against this repository's
 
   - flip latency (enable + disable, each timed) for 1, 56 packed (one
     function), 56 spread (one site per 4 KiB page) and 1000 sites; ours
-    also with STATICKEYS_WRITER=mprotect;
+    also with STATICKEYS_WRITER=mprotect; system calls per flip of the
+    56-site key under strace;
   - branch cost: ns per loop iteration through an off site, against a
     relaxed atomic flag; and whether the off site is exactly one NOP5;
   - the concurrent torture (two threads run 128 sites while a third flips
@@ -77,6 +78,33 @@ def _torture(exe, seconds):
     return r
 
 
+def _syscalls(exe, flips):
+    """Total system calls of `exe latency --only 56 --flips N` (strace -c)."""
+    path = "%s.strace.%d" % (exe, flips)
+    p = subprocess.run(["strace", "-f", "-c", "-o", path, exe, "latency",
+                        "--only", "56", "--flips", str(flips)],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError("strace failed: " + p.stderr.strip()[-200:])
+    with open(path) as f:
+        total = [l for l in f if l.split() and l.split()[-1] == "total"]
+    os.unlink(path)
+    return int(total[-1].split()[3])  # % time, seconds, usecs/call, calls
+
+
+def syscalls_per_flip(rel):
+    """System calls per flip of the 56-site key: the difference between 21
+    and 1 flips each way, over the 40 updates that adds."""
+    if not shutil.which("strace"):
+        return {"skipped": "strace is not installed"}
+    try:
+        return {exe: round((_syscalls(os.path.join(rel, exe), 21) -
+                            _syscalls(os.path.join(rel, exe), 1)) / 40.0, 1)
+                for exe in IMPLS}
+    except (RuntimeError, OSError, IndexError, ValueError) as e:
+        return {"skipped": str(e)}
+
+
 def experiment(build_root, out, quick):
     sz = SIZES["quick" if quick else "full"]
     cargo = _cargo()
@@ -106,6 +134,7 @@ def experiment(build_root, out, quick):
         res["branch"][exe] = _json([os.path.join(rel, exe), "branch",
                                     "--iterations", str(sz["iterations"]),
                                     "--repeats", str(sz["repeats"])])["branch"]
+    res["syscalls_56"] = syscalls_per_flip(rel)
     for exe in IMPLS:
         res["torture"][exe] = [_torture(os.path.join(rel, exe),
                                         sz["torture_s"])
@@ -173,6 +202,13 @@ def section(res):
           "enable and disable each timed, %d flips each way.  \"spread\": "
           "one site per 4 KiB page.\n\n" % r["sizes"]["flips"])
     s += latency_table(r) + "\n"
+    sc = r.get("syscalls_56", {})
+    if "skipped" in sc:
+        s += "System calls per flip: not counted (%s).\n\n" % sc["skipped"]
+    elif sc:
+        s += ("System calls per flip of the 56-site key (strace -c): "
+              "statickeys %s, static-keys 0.8 %s.\n\n"
+              % (sc.get("ours"), sc.get("theirs")))
     b = r["branch"]
     s += _table(["crate", "loop with an off site, ns/iter",
                  "loop with a relaxed atomic flag, ns/iter",

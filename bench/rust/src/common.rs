@@ -114,11 +114,21 @@ macro_rules! measure {
 
 fn latency(args: &[String]) {
     let flips = arg(args, "--flips", 20);
+    // --only 56: just the 56 packed sites (for counting system calls)
+    let only = arg(args, "--only", 0);
     let mut rows: Vec<String> = Vec::new();
-    measure!(K1, sites_1, 1, "packed", flips, rows);
-    measure!(K56, sites_56, 56, "packed", flips, rows);
-    measure!(K56S, sites_56_spread, 56, "spread", flips, rows);
-    measure!(K1000, sites_1000, 1000, "packed", flips, rows);
+    if only == 0 || only == 1 {
+        measure!(K1, sites_1, 1, "packed", flips, rows);
+    }
+    if only == 0 || only == 56 {
+        measure!(K56, sites_56, 56, "packed", flips, rows);
+    }
+    if only == 0 {
+        measure!(K56S, sites_56_spread, 56, "spread", flips, rows);
+    }
+    if only == 0 || only == 1000 {
+        measure!(K1000, sites_1000, 1000, "packed", flips, rows);
+    }
     println!("{{\"latency\":[{}]}}", rows.join(","));
 }
 

@@ -7,7 +7,8 @@
  * SHF_GNU_RETAIN.  Without it this program still links and runs, its keys
  * just never reach their sites: each check below would fail.  Built with
  * -ffunction-sections -fdata-sections -fuse-ld=lld -Wl,--gc-sections, once
- * with the static runtime and once with the shared one plus a library.
+ * with the static runtime and once with the shared one plus a library, and
+ * with GNU ld's -z start-stop-gc, which follows the same rule.
  */
 #include <statickeys.h>
 

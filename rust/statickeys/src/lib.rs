@@ -62,7 +62,8 @@
 //!   Write `KEY.enable()?` or `KEY.enable().expect("...")` instead.
 //! - Keys are reference counted like the kernel's ([`StaticKey::inc`],
 //!   [`StaticKey::dec`]), several keys flip in one batch ([`commit`]), keys
-//!   have names (`skctl list`, `STATICKEYS=name=1` at start-up), and
+//!   have names (listed and flipped by name over the control socket that
+//!   `skctl` uses, set by `STATICKEYS=name=1` at start-up), and
 //!   [`stats`] reports the runtime's counters.
 //! - Sites are the C library's: a key defined in C can be tested from Rust
 //!   and the other way round (see [`StaticKey`]).

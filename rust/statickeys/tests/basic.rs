@@ -4,6 +4,9 @@ use statickeys::{
     ErrorKind,
 };
 
+/// The tests here flip keys and start threads: one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 define_static_key_true!(T_KEY);
 define_static_key_false!(F_KEY, "a key that starts off");
 define_static_key_false!(NO_SITES);
@@ -33,6 +36,7 @@ fn sites(on_t: bool, on_f: bool) {
 
 #[test]
 fn all_directions() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     sites(true, false);
     T_KEY.disable().unwrap();
     F_KEY.enable().unwrap();
@@ -86,4 +90,35 @@ fn startup_state_from_environment() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.contains("child: ENV_KEY on"), "{stdout}");
+}
+
+/// Rust keys are served by the runtime's control socket like C keys (what
+/// `skctl` talks to): listed with their names and descriptions, and
+/// flipped by name.
+#[test]
+fn control_socket_lists_and_flips_rust_keys() {
+    use std::io::{BufRead, BufReader, Write};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let path = format!("/tmp/statickeys-rust-test-{}.sock\0", std::process::id());
+    let r = unsafe { statickeys::sys::sk_control_start(path.as_ptr().cast()) };
+    assert_eq!(r, 0, "sk_control_start");
+    let sock = std::os::unix::net::UnixStream::connect(path.trim_end_matches('\0')).unwrap();
+    let mut reader = BufReader::new(sock.try_clone().unwrap());
+    let mut ask = |req: &str| {
+        (&sock).write_all(req.as_bytes()).unwrap();
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        line
+    };
+    let list = ask("list\n");
+    assert!(list.contains("\"F_KEY\"") && list.contains("a key that starts off"), "{list}");
+    assert!(!NO_SITES.is_enabled());
+    let reply = ask("enable NO_SITES\n");
+    assert!(reply.contains("\"ok\":true"), "{reply}");
+    assert!(NO_SITES.is_enabled(), "enabled over the socket");
+    assert!(ask("disable NO_SITES\n").contains("\"ok\":true"));
+    assert!(!NO_SITES.is_enabled());
+    drop(sock);
+    assert_eq!(unsafe { statickeys::sys::sk_control_stop() }, 0);
+    println!("control socket: Rust keys listed and flipped by name");
 }

@@ -18,15 +18,16 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <statickeys.h>
 
 static int failures, checks;
 #define CHECK(cond, ...)                                                     \
 	do {                                                                 \
-		checks++;                                                    \
+		__atomic_fetch_add(&checks, 1, __ATOMIC_RELAXED);            \
 		if (!(cond)) {                                               \
-			failures++;                                          \
+			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);  \
 			fprintf(stderr, "host.c:%d: check failed: %s: ",     \
 				__LINE__, #cond);                            \
 			fprintf(stderr, __VA_ARGS__);                        \
@@ -84,6 +85,23 @@ static void *reader(void *arg)
 
 /* Rust sites of the plugin key: bits 1|2; its C sites in the plugin:
  * 16|32; the plugin's Rust sites of the host key: 4|8. */
+static volatile int churning;
+static unsigned long flips;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&started, 1, __ATOMIC_SEQ_CST);
+	while (churning) {
+		int on = flips % 2 == 0;
+		int r = on ? sk_key_enable(&host_key) : sk_key_disable(&host_key);
+		CHECK(r == 0, "churn: host key flip (got %d)", r);
+		CHECK(host_site() == on, "churn: host site after flip %lu", flips);
+		flips++;
+	}
+	return NULL;
+}
+
 static int expect(int plugin_on, int host_on)
 {
 #ifdef HOST_SYSTEM
@@ -169,6 +187,36 @@ int main(int argc, char **argv)
 			host_on = 0;
 		}
 	}
+	/* Churn: load, flip and unload the plugin in a loop for a second
+	 * while another thread keeps flipping the host key (which the
+	 * plugin's sites also name with the system runtime) and checks the
+	 * host's site after each flip returns. */
+	sk_key_disable(&host_key);
+	pthread_t f;
+	started = 0;
+	churning = 1;
+	pthread_create(&f, NULL, flipper, NULL);
+	while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST))
+		sched_yield();
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	unsigned long cycles = 0;
+	do {
+		struct plugin p = load(argv[1]);
+		CHECK(p.set(1) == 0 && (p.sites() & 51) == 51,
+		      "churn: plugin key on in its Rust and C sites");
+		CHECK(p.set(0) == 0 && (p.sites() & 51) == 0,
+		      "churn: plugin key off");
+		CHECK(dlclose(p.h) == 0, "churn: dlclose");
+		cycles++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - t0.tv_sec) * 1000000000L +
+			 (now.tv_nsec - t0.tv_nsec) < 1000000000L);
+	churning = 0;
+	pthread_join(f, NULL);
+	printf("churn: %lu load/flip/unload cycles while another thread made "
+	       "%lu host key flips\n", cycles, flips);
+
 	printf("%s runtime: 3 load/unload rounds, %lu concurrent plugin "
 	       "calls; %d checks, %d failed\n",
 #ifdef HOST_SYSTEM

@@ -1,4 +1,4 @@
-// static-keys 0.8.2 examples/usage.rs, unchanged.
+// static-keys 0.8.2 examples/usage.rs, unchanged (c) Evian-Zhang, MIT OR Apache-2.0.
 use static_keys::{define_static_key_false, static_branch_unlikely};
 
 define_static_key_false!(MY_STATIC_KEY);

@@ -14,6 +14,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rust_bench  # noqa: E402  (experiment 9)
+
 MODES = ("batched", "one_by_one", "mprotect")
 
 
@@ -184,6 +187,7 @@ def main():
     for fn in (plot_update, plot_branch, plot_pipe, plot_trap,
                plot_disturbance, plot_locks, plot_threads):
         fn(res, out)
+    rust_bench.plot(res, out, save, plt)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ when an experiment could not run); render(results) writes REPORT.md.  The
 kernel's published figures are printed beside ours, always labelled as a
 reference: they were measured on other hardware, in the kernel.
 """
+import rust_bench  # experiment 9 (bench/rust_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -358,7 +359,8 @@ def render(res):
     s = _section_header(res) + _section_goals(res)
     for fn in (_section_branch, _section_pipe, _section_update,
                _section_commit, _section_trap, _section_disturbance,
-               _section_locks, _section_threads, _section_plots):
+               _section_locks, _section_threads, rust_bench.section,
+               _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

@@ -21,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
+import rust_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -370,11 +371,16 @@ def run_all(bdir, out, sz, results):
     def threads():
         results["threads"] = exp_threads(bdir, out, sz)
 
+    def rust():
+        results["rust"] = rust_bench.experiment(os.path.dirname(bdir), out,
+                                                sz is SIZES["quick"])
+
     for name, fn in (("1 branch cost", branch), ("2 pipe ping-pong", pipe),
                      ("3 update latency", update),
                      ("4 multi-key commit", commit_), ("5 trap path", trap),
                      ("6 disturbance", disturb), ("7 lock hold/wait", locks),
-                     ("8 threads", threads)):
+                     ("8 threads", threads),
+                     ("9 rust: statickeys vs static-keys", rust)):
         guarded(results, name, fn)
 
 

@@ -55,6 +55,12 @@ struct sk__object {
 	struct sk__segment segments[SK__MAX_SEGMENTS];
 	unsigned nsegments;
 	uintptr_t lo, hi; /* the span of all its loaded segments */
+	/* The bounds it was registered with, and how many handles did so: a
+	 * C constructor and a Rust one (different handles) may register the
+	 * same object's tables; the second only counts (objects.c). */
+	const struct sk__site_entry *sites_start;
+	struct sk_key *const *keys_start;
+	unsigned handles;
 };
 
 /* The registered objects, newest first.  Read and changed under the lock. */

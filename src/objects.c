@@ -307,6 +307,23 @@ static void settle_key_owners(struct sk__object *obj)
 }
 
 /*
+ * The registered object whose tables start at these addresses, or NULL.
+ * Each linked object has one pair of __start_ symbols, so equal bounds are
+ * the same object registering through a second handle (its C constructor
+ * and its Rust one).  Objects with neither table never get here.
+ */
+static struct sk__object *
+registered_tables(const struct sk__site_entry *sites_start,
+		  struct sk_key *const *keys_start)
+{
+	for (struct sk__object *o = sk__objects; o; o = o->next)
+		if (o->sites_start == sites_start &&
+		    o->keys_start == keys_start)
+			return o;
+	return NULL;
+}
+
+/*
  * One runtime per process.  A program that links the static library without
  * exporting it, and loads a plugin linked with the shared one, has two: each
  * patches only the objects registered with it, so a key flipped through one
@@ -400,7 +417,21 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 		object_free(obj);
 		return;
 	}
+	struct sk__object *same = registered_tables(sites_start, keys_start);
+	if (same) {
+		/* Another handle registered these very tables: a C and a Rust
+		 * constructor of one object.  Count it; sites, keys and the
+		 * trap index stay as they are. */
+		same->handles++;
+		handle->object = same;
+		sk__unlock();
+		object_free(obj);
+		return;
+	}
 	obj->handle = handle;
+	obj->sites_start = sites_start;
+	obj->keys_start = keys_start;
+	obj->handles = 1;
 	settle_key_owners(obj);
 	stamp_keys(obj, runtime_stamp());
 	check_one_runtime(obj, runtime_stamp());
@@ -430,6 +461,12 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 		 * object under that update's feet would be worse. */
 		sk__warn("%s is unloading from inside a key update; its sites "
 			 "stay registered", display_name(obj));
+		return;
+	}
+	handle->object = NULL;
+	if (--obj->handles != 0) {
+		/* Another handle of the same object still holds it. */
+		sk__unlock();
 		return;
 	}
 	for (struct sk__object **pp = &sk__objects; *pp; pp = &(*pp)->next) {

@@ -14,6 +14,10 @@
  *   flags  = bit 0: the branch is "likely" (kernel's branch bit).
  * The "?" section flag puts the entry in the same COMDAT group as the code,
  * so a C++ inline function's discarded copies take their entries with them.
+ * The "R" flag (SHF_GNU_RETAIN, SK__SECTION_RETAIN in statickeys/key.h)
+ * keeps the entry under --gc-sections: nothing references it but the
+ * __start_/__stop_ symbols, which lld (and ld -z start-stop-gc) do not count
+ * as references, so without it clang/lld and Rust links drop every entry.
  *
  * The key operand must print as a bare symbol name even in -fPIC code, where
  * gcc refuses "i" for symbol addresses: gcc takes "X" with the %p modifier,
@@ -44,7 +48,7 @@
 			     ".else\n\t"                                     \
 			     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"        \
 			     ".endif\n\t"                                    \
-			     ".pushsection sk_sites, \"a?\"\n\t"             \
+			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
 			     ".balign 4\n\t"                                 \
 			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
 			     ".long " SK__KEY_OPERAND "@GOTPCREL, %c1\n\t"                   \

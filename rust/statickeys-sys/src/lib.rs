@@ -1,0 +1,109 @@
+//! Raw FFI declarations for the statickeys C runtime (`libstatickeys`).
+//!
+//! Use the `statickeys` crate instead: it defines keys and sites with the
+//! same layout as the C headers and wraps these calls safely.  The build
+//! script links an installed library found by pkg-config, or else builds
+//! the bundled C sources (see the crate's README for the switches).
+#![no_std]
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_int, c_uint, c_void};
+
+/// `SK__KEY_MAGIC`: written into every key by its definition.
+pub const SK_KEY_MAGIC: c_uint = 0x534b_0000;
+/// `SK__KEY_INIT_TRUE`: the magic bit of keys that start enabled.
+pub const SK_KEY_INIT_TRUE: c_uint = 0x1;
+
+/// `struct sk_key` (statickeys/key.h).
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_key {
+    /// Reference count; -1 while the first enable patches (reads as on).
+    pub enabled: c_int,
+    /// `SK_KEY_MAGIC | initial`; bits 1..15 belong to the runtime.
+    pub magic: c_uint,
+    /// NUL-terminated name, or null.
+    pub name: *const c_char,
+    /// NUL-terminated description, or null.
+    pub description: *const c_char,
+}
+
+/// `struct sk__site_entry`: one site as the compiler records it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct sk_site_entry {
+    pub code: c_int,
+    pub target: c_int,
+    pub key: c_int,
+    pub flags: c_int,
+}
+
+/// `struct sk__object_handle`: one per linked object, owned by the runtime.
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_object_handle {
+    pub refs: c_int,
+    pub object: *mut c_void,
+}
+
+/// `struct sk_key_change` (statickeys/commit.h).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct sk_key_change {
+    pub key: *mut sk_key,
+    pub enable: bool,
+}
+
+/// `struct sk_stats` (statickeys/stats.h).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct sk_stats {
+    pub updates: u64,
+    pub batches: u64,
+    pub sites_written: u64,
+    pub text_writes: u64,
+    pub core_syncs: u64,
+    pub traps_handled: u64,
+    pub traps_chained: u64,
+    pub update_errors: u64,
+    pub writer: *const c_char,
+    pub sync_method: *const c_char,
+}
+
+/// `SK_WRITER_PROCMEM` / `SK_WRITER_MPROTECT` (statickeys/config.h).
+pub const SK_WRITER_PROCMEM: c_int = 0;
+pub const SK_WRITER_MPROTECT: c_int = 1;
+
+unsafe extern "C" {
+    #[link_name = "sk__key_enable"]
+    pub fn sk_key_enable(key: *mut sk_key) -> c_int;
+    #[link_name = "sk__key_disable"]
+    pub fn sk_key_disable(key: *mut sk_key) -> c_int;
+    #[link_name = "sk__key_inc"]
+    pub fn sk_key_inc(key: *mut sk_key) -> c_int;
+    #[link_name = "sk__key_dec"]
+    pub fn sk_key_dec(key: *mut sk_key) -> c_int;
+    #[link_name = "sk__key_enabled"]
+    pub fn sk_key_enabled(key: *const sk_key) -> bool;
+    #[link_name = "sk__key_count"]
+    pub fn sk_key_count(key: *const sk_key) -> c_int;
+
+    #[link_name = "sk__object_register"]
+    pub fn sk_object_register(
+        handle: *mut sk_object_handle,
+        sites_start: *const sk_site_entry,
+        sites_stop: *const sk_site_entry,
+        keys_start: *const *mut sk_key,
+        keys_stop: *const *mut sk_key,
+    );
+    #[link_name = "sk__object_unregister"]
+    pub fn sk_object_unregister(handle: *mut sk_object_handle);
+
+    pub fn sk_commit(changes: *const sk_key_change, n: usize) -> c_int;
+    pub fn sk_stats_get(out: *mut sk_stats) -> c_int;
+    pub fn sk_stats_reset();
+    pub fn sk_key_find(name: *const c_char) -> *mut sk_key;
+    pub fn sk_config_set_writer(writer: c_int) -> c_int;
+    pub fn sk_control_start(path: *const c_char) -> c_int;
+    pub fn sk_control_stop() -> c_int;
+}

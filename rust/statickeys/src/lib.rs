@@ -1,0 +1,573 @@
+//! Linux kernel static keys for multi-threaded Rust programs.
+//!
+//! A branch guarded by a static key costs one 5-byte no-op while the key is
+//! off: no load, no compare, no conditional jump.  Flipping the key rewrites
+//! every site that tests it, in every loaded object, **while other threads
+//! run them**: the kernel's int3 protocol with `membarrier` core syncs (at
+//! most 3 per update, whatever the number of sites), done by the statickeys
+//! C runtime, which this crate links (see `statickeys-sys`).
+//!
+//! The macros are those of the `static-keys` crate (0.8), so code written
+//! for it builds with this one by changing the dependency:
+//!
+//! ```
+//! use statickeys::{define_static_key_false, static_branch_unlikely};
+//!
+//! define_static_key_false!(TRACING);
+//!
+//! fn hot(x: u32) -> u32 {
+//!     if static_branch_unlikely!(TRACING) {
+//!         println!("tracing {x}");
+//!     }
+//!     x * 2
+//! }
+//!
+//! fn main() {
+//!     statickeys::global_init(); // a no-op here: registration is automatic
+//!     hot(1);
+//!     TRACING.enable().unwrap(); // safe, even with other threads in hot()
+//!     hot(2);
+//! }
+//! ```
+//!
+//! Differences from `static-keys`:
+//! - [`StaticKey::enable`] and [`StaticKey::disable`] are safe and return
+//!   `Result<(), Error>`.  Old call sites in `static-keys`' documented form,
+//!   `unsafe { KEY.enable(); }`, still compile, with two warnings
+//!   (`unused_unsafe`, `unused_must_use`):
+//!
+//!   ```
+//!   statickeys::define_static_key_false!(KEY);
+//!   fn main() {
+//!       #[allow(unused_unsafe, unused_must_use)] // what old code gets
+//!       unsafe {
+//!           KEY.enable();
+//!       }
+//!       assert!(KEY.is_enabled());
+//!   }
+//!   ```
+//!
+//!   but without the inner `;` the block's value is now a `Result`, and a
+//!   statement `unsafe { KEY.enable() }` no longer compiles (add the `;`,
+//!   or better, handle the error):
+//!
+//!   ```compile_fail,E0308
+//!   statickeys::define_static_key_false!(KEY);
+//!   fn main() {
+//!       unsafe { KEY.enable() }
+//!       println!("on");
+//!   }
+//!   ```
+//!
+//!   Write `KEY.enable()?` or `KEY.enable().expect("...")` instead.
+//! - Keys are reference counted like the kernel's ([`StaticKey::inc`],
+//!   [`StaticKey::dec`]), several keys flip in one batch ([`commit`]), keys
+//!   have names (listed and flipped by name over the control socket that
+//!   `skctl` uses, set by `STATICKEYS=name=1` at start-up), and
+//!   [`stats`] reports the runtime's counters.
+//! - Sites are the C library's: a key defined in C can be tested from Rust
+//!   and the other way round (see [`StaticKey`]).
+//! - x86-64 Linux only (elsewhere the crate does not build); no
+//!   `CodeManipulator` generic.
+#![no_std]
+#![warn(missing_docs)]
+// The examples show whole programs, main included, as users write them.
+#![allow(clippy::needless_doctest_main)]
+
+use core::cell::UnsafeCell;
+use core::ffi::{c_char, c_int, CStr};
+use core::fmt;
+use core::marker::PhantomData;
+
+pub use statickeys_sys as sys;
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+compile_error!("statickeys supports x86-64 Linux only");
+
+mod registration;
+
+/// A static key with initial state `S` (its type, as in the kernel).
+///
+/// The layout is the C runtime's `struct sk_key`, and C's `struct
+/// sk_key_false` / `struct sk_key_true` are this type with `S = false` /
+/// `true`.  A key defined in C is used from Rust by declaring it:
+///
+/// ```ignore
+/// unsafe extern "C" {
+///     safe static c_tracing: statickeys::StaticFalseKey; // SK_DEFINE_KEY_FALSE(c_tracing)
+/// }
+/// if statickeys::static_branch_unlikely!(c_tracing) { /* ... */ }
+/// ```
+///
+/// and a Rust key is made visible to C with `#[unsafe(no_mangle)]`:
+/// `define_static_key_false!(#[unsafe(no_mangle)] pub RUST_KEY);` and, in C,
+/// `SK_DECLARE_KEY_FALSE(RUST_KEY);`.
+///
+/// Keys must be `static` items: a site names its key by its link-time
+/// address, so a key on the stack or the heap cannot have sites.
+#[repr(transparent)]
+pub struct StaticKey<const S: bool> {
+    raw: UnsafeCell<sys::sk_key>,
+}
+
+// The runtime accesses the count atomically and the rest is immutable.
+unsafe impl<const S: bool> Sync for StaticKey<S> {}
+unsafe impl<const S: bool> Send for StaticKey<S> {}
+
+/// A [`StaticKey`] that starts enabled.
+pub type StaticTrueKey = StaticKey<true>;
+/// A [`StaticKey`] that starts disabled.
+pub type StaticFalseKey = StaticKey<false>;
+
+const ANONYMOUS: &CStr = c"anonymous";
+
+impl<const S: bool> StaticKey<S> {
+    /// A key called `name` (the name `skctl` and `STATICKEYS=` use).
+    pub const fn new_named(name: &'static CStr) -> Self {
+        Self::with_description(name, None)
+    }
+
+    /// A key called `name`, with a one-line description.
+    pub const fn with_description(name: &'static CStr, description: Option<&'static CStr>) -> Self {
+        let desc = match description {
+            Some(d) => d.as_ptr(),
+            None => core::ptr::null(),
+        };
+        Self::from_raw_parts(name.as_ptr(), desc)
+    }
+
+    /// For the definition macros: `name` and `description` are string
+    /// literals with a terminating NUL ("" for no description); anything
+    /// else fails to compile (a const panic).
+    #[doc(hidden)]
+    pub const fn __from_literals(name: &'static str, description: &'static str) -> Self {
+        let (n, d) = (name.as_bytes(), description.as_bytes());
+        assert!(!n.is_empty() && n[n.len() - 1] == 0, "key name without a NUL");
+        assert!(d.is_empty() || d[d.len() - 1] == 0, "description without a NUL");
+        let desc = if d.is_empty() { core::ptr::null() } else { d.as_ptr().cast() };
+        Self::from_raw_parts(n.as_ptr().cast(), desc)
+    }
+
+    const fn from_raw_parts(name: *const c_char, description: *const c_char) -> Self {
+        StaticKey {
+            raw: UnsafeCell::new(sys::sk_key {
+                enabled: S as c_int,
+                magic: sys::SK_KEY_MAGIC | (S as u32 * sys::SK_KEY_INIT_TRUE),
+                name,
+                description,
+            }),
+        }
+    }
+
+    /// Whether the key was defined enabled (its type).
+    #[inline(always)]
+    pub const fn initial_enabled(&self) -> bool {
+        S
+    }
+
+    /// The C runtime's view of the key, for `statickeys-sys` calls.
+    pub const fn as_raw(&self) -> *mut sys::sk_key {
+        self.raw.get()
+    }
+
+    /// Whether the key is on (a first enable still patching reads as on).
+    pub fn is_enabled(&self) -> bool {
+        unsafe { sys::sk_key_enabled(self.as_raw()) }
+    }
+
+    /// The reference count (see [`inc`](Self::inc)).
+    pub fn count(&self) -> i32 {
+        unsafe { sys::sk_key_count(self.as_raw()) }
+    }
+
+    /// Turn the key on, rewriting every site of it in every loaded object;
+    /// a no-op if it is already on.  Safe while other threads run the
+    /// sites: when it returns, every thread's next pass through every site
+    /// takes the new direction.
+    ///
+    /// Errors: [`ErrorKind::Deadlock`] from a signal handler,
+    /// [`ErrorKind::Busy`] if a thread blocks `SIGTRAP`,
+    /// [`ErrorKind::NoWriter`] if code cannot be written; nothing changes.
+    pub fn enable(&self) -> Result<(), Error> {
+        Error::check(unsafe { sys::sk_key_enable(self.as_raw()) })
+    }
+
+    /// Turn the key off; a no-op if it is already off.  Refused with
+    /// [`ErrorKind::Busy`] while more than one [`inc`](Self::inc) reference
+    /// is held; other errors as [`enable`](Self::enable).
+    pub fn disable(&self) -> Result<(), Error> {
+        Error::check(unsafe { sys::sk_key_disable(self.as_raw()) })
+    }
+
+    /// Take a reference: the key is on while any reference is held.
+    /// [`ErrorKind::Overflow`] at `i32::MAX`.
+    pub fn inc(&self) -> Result<(), Error> {
+        Error::check(unsafe { sys::sk_key_inc(self.as_raw()) })
+    }
+
+    /// Drop a reference; the key turns off with the last one.
+    /// [`ErrorKind::Range`] if the count is already 0.
+    pub fn dec(&self) -> Result<(), Error> {
+        Error::check(unsafe { sys::sk_key_dec(self.as_raw()) })
+    }
+
+    /// The key's name.
+    pub fn name(&self) -> &'static CStr {
+        // Set once from a &'static CStr (or a C string literal) and never
+        // written after.
+        let p = unsafe { (*self.as_raw()).name };
+        if p.is_null() {
+            ANONYMOUS
+        } else {
+            unsafe { CStr::from_ptr(p) }
+        }
+    }
+
+    /// The key's description, if it has one.
+    pub fn description(&self) -> Option<&'static CStr> {
+        let p = unsafe { (*self.as_raw()).description };
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) })
+    }
+}
+
+impl<const S: bool> fmt::Debug for StaticKey<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticKey")
+            .field("name", &self.name())
+            .field("initial", &S)
+            .field("count", &self.count())
+            .finish()
+    }
+}
+
+/// A key that starts disabled, named "anonymous" (prefer
+/// [`define_static_key_false!`], which names it after its identifier).
+pub const fn new_static_false_key() -> StaticFalseKey {
+    StaticKey::new_named(ANONYMOUS)
+}
+
+/// A key that starts enabled, named "anonymous" (prefer
+/// [`define_static_key_true!`]).
+pub const fn new_static_true_key() -> StaticTrueKey {
+    StaticKey::new_named(ANONYMOUS)
+}
+
+/// Does nothing: every object registers its sites from a constructor
+/// before `main`.  Kept so code written for `static-keys` builds.
+pub fn global_init() {}
+
+/// Why an update was refused.  Nothing changed in any of these cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Not a key defined by this crate or the C macros (`EINVAL`).
+    InvalidKey,
+    /// Called from a signal handler, or from inside an update (`EDEADLK`).
+    Deadlock,
+    /// A thread blocks `SIGTRAP`, or `disable` of a key holding several
+    /// `inc` references (`EBUSY`).
+    Busy,
+    /// No way to write code works here (`EPERM`, `EIO`).
+    NoWriter,
+    /// `dec` of a key whose count is 0 (`ERANGE`).
+    Range,
+    /// `inc` of a key whose count is `i32::MAX` (`EOVERFLOW`).
+    Overflow,
+    /// Out of memory (`ENOMEM`).
+    OutOfMemory,
+    /// Another error code from the runtime.
+    Other,
+}
+
+/// An update the runtime refused; [`Error::errno`] has the C error code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Error {
+    errno: i32,
+}
+
+const EPERM: i32 = 1;
+const EIO: i32 = 5;
+const ENOMEM: i32 = 12;
+const EBUSY: i32 = 16;
+const EINVAL: i32 = 22;
+const ERANGE: i32 = 34;
+const EDEADLK: i32 = 35;
+const EOVERFLOW: i32 = 75;
+
+impl Error {
+    fn check(r: c_int) -> Result<(), Error> {
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(Error { errno: -r })
+        }
+    }
+
+    /// The positive errno the C call returned negated.
+    pub fn errno(&self) -> i32 {
+        self.errno
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        match self.errno {
+            EINVAL => ErrorKind::InvalidKey,
+            EDEADLK => ErrorKind::Deadlock,
+            EBUSY => ErrorKind::Busy,
+            EPERM | EIO => ErrorKind::NoWriter,
+            ERANGE => ErrorKind::Range,
+            EOVERFLOW => ErrorKind::Overflow,
+            ENOMEM => ErrorKind::OutOfMemory,
+            _ => ErrorKind::Other,
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error {{ kind: {:?}, errno: {} }}", self.kind(), self.errno)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind() {
+            ErrorKind::InvalidKey => "not a key defined with the statickeys macros",
+            ErrorKind::Deadlock => "key update from a signal handler or from inside an update",
+            ErrorKind::Busy => {
+                "refused: a thread blocks SIGTRAP, or the key holds several inc() references"
+            }
+            ErrorKind::NoWriter => "no way to write code works in this process",
+            ErrorKind::Range => "dec() of a key whose count is 0",
+            ErrorKind::Overflow => "inc() of a key whose count is at its maximum",
+            ErrorKind::OutOfMemory => "out of memory",
+            ErrorKind::Other => "key update failed",
+        };
+        write!(f, "{what} (errno {})", self.errno)
+    }
+}
+
+impl core::error::Error for Error {}
+
+/// One key's new state in a [`commit`].
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct Change<'a> {
+    raw: sys::sk_key_change,
+    _key: PhantomData<&'a ()>,
+}
+
+impl<'a> Change<'a> {
+    /// Turn `key` on (`true`) or off.
+    pub fn new<const S: bool>(key: &'a StaticKey<S>, enable: bool) -> Self {
+        Change { raw: sys::sk_key_change { key: key.as_raw(), enable }, _key: PhantomData }
+    }
+    /// Turn `key` on.
+    pub fn enable<const S: bool>(key: &'a StaticKey<S>) -> Self {
+        Self::new(key, true)
+    }
+    /// Turn `key` off.
+    pub fn disable<const S: bool>(key: &'a StaticKey<S>) -> Self {
+        Self::new(key, false)
+    }
+}
+
+impl fmt::Debug for Change<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Change").field("key", &self.raw.key).field("enable", &self.raw.enable).finish()
+    }
+}
+
+/// Apply several changes as one batch: every site of every key is
+/// rewritten with the same 3 core syncs, whether one key changes or twenty,
+/// Rust and C keys alike.  All or nothing: on error no key changed.
+pub fn commit(changes: &[Change<'_>]) -> Result<(), Error> {
+    Error::check(unsafe { sys::sk_commit(changes.as_ptr().cast(), changes.len()) })
+}
+
+/// The runtime's counters (all processes' objects, C and Rust).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Key state changes (0 <-> on) applied.
+    pub updates: u64,
+    /// int3 protocol runs (one per update or commit).
+    pub batches: u64,
+    /// Sites whose instruction was rewritten.
+    pub sites_written: u64,
+    /// Writer calls (one write per span of sites).
+    pub text_writes: u64,
+    /// Core serialisations (membarrier or its fallback).
+    pub core_syncs: u64,
+    /// Threads resumed by the int3 handler.
+    pub traps_handled: u64,
+    /// SIGTRAPs that were not the runtime's, passed on.
+    pub traps_chained: u64,
+    /// Updates refused or rolled back.
+    pub update_errors: u64,
+    /// "procmem", "mprotect" or "none".
+    pub writer: &'static str,
+    /// "membarrier" or "mprotect-ipi".
+    pub sync_method: &'static str,
+}
+
+fn static_str(p: *const c_char) -> &'static str {
+    if p.is_null() {
+        ""
+    } else {
+        // The runtime returns string literals.
+        unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+    }
+}
+
+/// A snapshot of the runtime's counters.
+pub fn stats() -> Stats {
+    // Room to spare: a runtime newer than these declarations may have
+    // appended counters to struct sk_stats.
+    #[repr(C)]
+    struct Room {
+        stats: sys::sk_stats,
+        _spare: [u64; 32],
+    }
+    let mut room = core::mem::MaybeUninit::<Room>::zeroed();
+    // Only fails for a null pointer.
+    unsafe { sys::sk_stats_get(room.as_mut_ptr().cast()) };
+    let s = unsafe { room.assume_init() }.stats;
+    Stats {
+        updates: s.updates,
+        batches: s.batches,
+        sites_written: s.sites_written,
+        text_writes: s.text_writes,
+        core_syncs: s.core_syncs,
+        traps_handled: s.traps_handled,
+        traps_chained: s.traps_chained,
+        update_errors: s.update_errors,
+        writer: static_str(s.writer),
+        sync_method: static_str(s.sync_method),
+    }
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use core::arch::{asm, global_asm};
+
+    /// The `sk_sites` entries of the object this copy of the crate is
+    /// linked into (C and Rust sites alike), for tests.
+    pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
+        let (s0, s1, _, _) = crate::registration::tables();
+        // The linker's bounds of a section of 16-byte entries.
+        unsafe { core::slice::from_raw_parts(s0, (s1 as usize - s0 as usize) / 16) }
+    }
+
+    /// The instruction a site starts with: a jump when `initial ^ likely`.
+    /// Only the key's type matters; the pointer is never read.
+    pub const fn starts_as_jump<const S: bool>(_key: *const super::StaticKey<S>, likely: bool) -> u32 {
+        (S ^ likely) as u32
+    }
+}
+
+/// Define a key that starts disabled: `define_static_key_false!(NAME)`.
+///
+/// Also `define_static_key_false!(pub NAME)`, with attributes
+/// (`#[unsafe(no_mangle)]` makes it visible to C), and with a description:
+/// `define_static_key_false!(pub NAME, "what it turns on")`.  The key's
+/// name is its identifier.
+#[macro_export]
+macro_rules! define_static_key_false {
+    ($(#[$m:meta])* $vis:vis $key:ident $(, $desc:literal)? $(,)?) => {
+        $crate::__define_static_key!($(#[$m])* $vis $key, false $(, $desc)?);
+    };
+}
+
+/// Define a key that starts enabled: `define_static_key_true!(NAME)`
+/// (same forms as [`define_static_key_false!`]).
+#[macro_export]
+macro_rules! define_static_key_true {
+    ($(#[$m:meta])* $vis:vis $key:ident $(, $desc:literal)? $(,)?) => {
+        $crate::__define_static_key!($(#[$m])* $vis $key, true $(, $desc)?);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __define_static_key {
+    ($(#[$m:meta])* $vis:vis $key:ident, $init:literal) => {
+        $crate::__define_static_key!(@def $(#[$m])* $vis $key, $init, "");
+    };
+    ($(#[$m:meta])* $vis:vis $key:ident, $init:literal, $desc:literal) => {
+        $crate::__define_static_key!(@def $(#[$m])* $vis $key, $init,
+            ::core::concat!($desc, "\0"));
+    };
+    (@def $(#[$m:meta])* $vis:vis $key:ident, $init:literal, $desc:expr) => {
+        $(#[$m])*
+        $vis static $key: $crate::StaticKey<$init> = $crate::StaticKey::<$init>::__from_literals(
+            ::core::concat!(::core::stringify!($key), "\0"),
+            $desc,
+        );
+        // Listed in the object's "sk_keys" section, like the C macros' keys,
+        // so the runtime names it even without sites.  "R": lld must keep it.
+        $crate::__private::global_asm!(
+            ".pushsection sk_keys, \"awR\"",
+            ".balign 8",
+            ".quad {key}",
+            ".popsection",
+            key = sym $key,
+        );
+    };
+}
+
+/// `true` when the key is on; the off path is the fall-through (one 5-byte
+/// no-op while the key is off).  `if static_branch_unlikely!(KEY) { ... }`
+#[macro_export]
+macro_rules! static_branch_unlikely {
+    ($key:path) => {
+        $crate::__static_branch!($key, false)
+    };
+}
+
+/// `true` when the key is on; the on path is the fall-through.
+#[macro_export]
+macro_rules! static_branch_likely {
+    ($key:path) => {
+        $crate::__static_branch!($key, true)
+    };
+}
+
+// The site, byte for byte the C header's (include/statickeys/arch/x86_64.h):
+// a NOP5 or a JMP rel32 to the "yes" label, chosen as (initial ^ likely),
+// and an entry {site, target, key@GOTPCREL, likely} of four relative 32-bit
+// fields in "sk_sites".  The label is "2:" because labels made of 0s and 1s
+// trip the binary_asm_labels lint; nostack keeps LLVM from realigning the
+// stack on the taken path.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        'sk_site: {
+            unsafe {
+                $crate::__private::asm!(
+                    "2:",
+                    ".if {jump}",
+                    ".byte 0xe9",
+                    ".long {yes} - (2b + 5)",
+                    ".else",
+                    ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
+                    ".endif",
+                    ".pushsection sk_sites, \"a?R\"",
+                    ".balign 4",
+                    ".long 2b - ., {yes} - .",
+                    ".long {key}@GOTPCREL, {likely}",
+                    ".popsection",
+                    key = sym $key,
+                    likely = const $likely as u32,
+                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
+                    yes = label {
+                        break 'sk_site !$likely;
+                    },
+                    options(nostack),
+                );
+            }
+            $likely
+        }
+    };
+}

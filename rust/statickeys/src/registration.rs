@@ -1,0 +1,74 @@
+//! Registers the sites and keys of the object this crate is linked into.
+//!
+//! Like the C header's constructor (statickeys/object.h): a priority-101
+//! constructor hands the object's `sk_sites` and `sk_keys` bounds to the
+//! runtime before any ordinary constructor or `main` can run a site, and a
+//! destructor of the same priority unregisters it before the object is
+//! unmapped (`dlclose` of a cdylib plugin).  Each linked object (program,
+//! cdylib) carries its own copy of this crate and so its own handle; when
+//! the object also has C files with sites, their constructor registers the
+//! same tables through the C handle, and the runtime counts that once.
+use core::cell::UnsafeCell;
+
+use crate::sys;
+
+struct Handle(UnsafeCell<sys::sk_object_handle>);
+// Only the runtime touches it, atomically.
+unsafe impl Sync for Handle {}
+
+static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
+    refs: 0,
+    object: core::ptr::null_mut(),
+}));
+
+/// The bounds of this object's tables.  The symbols are made hidden so they
+/// bind within the object (a cdylib must not see the program's tables), and
+/// the empty, retained sections guarantee the linker defines them even in
+/// an object with no sites or no keys.
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    let (s0, s1, k0, k1): (usize, usize, usize, usize);
+    unsafe {
+        core::arch::asm!(
+            ".pushsection sk_sites, \"aR\"",
+            ".popsection",
+            ".pushsection sk_keys, \"awR\"",
+            ".popsection",
+            ".hidden __start_sk_sites",
+            ".hidden __stop_sk_sites",
+            ".hidden __start_sk_keys",
+            ".hidden __stop_sk_keys",
+            "lea {s0}, [rip + __start_sk_sites]",
+            "lea {s1}, [rip + __stop_sk_sites]",
+            "lea {k0}, [rip + __start_sk_keys]",
+            "lea {k1}, [rip + __stop_sk_keys]",
+            s0 = out(reg) s0,
+            s1 = out(reg) s1,
+            k0 = out(reg) k0,
+            k1 = out(reg) k1,
+            options(nostack, nomem, pure, preserves_flags),
+        );
+    }
+    (s0 as _, s1 as _, k0 as _, k1 as _)
+}
+
+extern "C" fn register() {
+    let (s0, s1, k0, k1) = tables();
+    unsafe { sys::sk_object_register(HANDLE.0.get(), s0, s1, k0, k1) };
+}
+
+extern "C" fn unregister() {
+    unsafe { sys::sk_object_unregister(HANDLE.0.get()) };
+}
+
+#[used]
+#[link_section = ".init_array.00101"]
+static CONSTRUCTOR: extern "C" fn() = register;
+
+#[used]
+#[link_section = ".fini_array.00101"]
+static DESTRUCTOR: extern "C" fn() = unregister;

@@ -53,6 +53,23 @@ bool sk__key_is_valid(const struct sk_key *key)
 	return key && (key->magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC;
 }
 
+/*
+ * A kernel-style key (statickeys/linux.h) that nobody initialised is a false
+ * key, as the kernel's documentation promises; give it the magic the other
+ * calls check.  Only for keys named by SK__SITE_ZEROED_KEY sites: the native
+ * types keep refusing zeroed memory.  A CAS, because the header does the same
+ * from the kernel-style calls (sk__compat_key) in any thread.
+ */
+void sk__key_adopt_zeroed(struct sk_key *key)
+{
+	unsigned zero = 0;
+
+	if (__atomic_load_n(&key->magic, __ATOMIC_RELAXED) == 0)
+		__atomic_compare_exchange_n(&key->magic, &zero, SK__KEY_MAGIC,
+					    false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
 static int site_cmp(const void *a, const void *b)
 {
 	const struct sk__site *x = a, *y = b;
@@ -114,7 +131,9 @@ static int decode_sites(struct sk__object *obj,
 		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
 		s->key = *slot;
-		s->branch = (unsigned)e->flags & 1u;
+		s->branch = (unsigned)e->flags & SK__SITE_LIKELY;
+		if (s->key && ((unsigned)e->flags & SK__SITE_ZEROED_KEY))
+			sk__key_adopt_zeroed(s->key);
 		if (!s->key) {
 			sk__warn("site %p in %s names an undefined weak key; it "
 				 "keeps its compiled direction", (void *)s->code,

@@ -30,6 +30,14 @@ struct sk__site_entry {
 	int flags;
 };
 
+/* Bits of sk__site_entry.flags. */
+#define SK__SITE_LIKELY 0x1u /* sk_branch_likely: the kernel's branch bit */
+/* The key is a kernel-style struct static_key (statickeys/linux.h), for which
+ * all-zero memory is a valid false key, as in the kernel: the runtime gives
+ * such a key the magic of a defined key instead of refusing the site.  Keys
+ * of the native types never get this, so a zeroed sk_key stays refused. */
+#define SK__SITE_ZEROED_KEY 0x2u
+
 /** struct sk__object_handle - one per linked object; owned by the runtime. */
 struct sk__object_handle {
 	int refs;

@@ -56,7 +56,7 @@ bool sk__key_is_valid(const struct sk_key *key)
 /*
  * A kernel-style key (statickeys/linux.h) that nobody initialised is a false
  * key, as the kernel's documentation promises; give it the magic the other
- * calls check.  Only for keys named by SK__SITE_ZEROED_KEY sites: the native
+ * calls check.  Only for keys named by SK__SITE_LINUX_KEY sites: the native
  * types keep refusing zeroed memory.  A CAS, because the header does the same
  * from the kernel-style calls (sk__compat_key) in any thread.
  */
@@ -132,7 +132,7 @@ static int decode_sites(struct sk__object *obj,
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
 		s->key = *slot;
 		s->branch = (unsigned)e->flags & SK__SITE_LIKELY;
-		if (s->key && ((unsigned)e->flags & SK__SITE_ZEROED_KEY))
+		if (s->key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
 			sk__key_adopt_zeroed(s->key);
 		if (!s->key) {
 			sk__warn("site %p in %s names an undefined weak key; it "
@@ -254,6 +254,46 @@ static void object_free(struct sk__object *obj)
 	free(obj);
 }
 
+/*
+ * Kernel-style keys initialised without a name (STATIC_KEY_INIT_*, zeroed
+ * memory: statickeys/linux.h) take the name their site spells ("&old_key"
+ * gives "old_key", "&__tracepoint_foo.key" "__tracepoint_foo.key") from the
+ * first site in the object that holds the key, and that object lists them,
+ * so snapshots and skctl show them like defined keys.  The string belongs to
+ * the same object as the key, so it lives as long as the key.  Sites in
+ * other objects do not name a key: their strings could unload first.
+ */
+static int name_linux_keys(struct sk__object *obj,
+			   const struct sk__site_entry *start,
+			   const struct sk__site_entry *stop)
+{
+	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sk__site_entry *e = &start[i];
+		if (!((unsigned)e->flags & SK__SITE_LINUX_KEY))
+			continue;
+		const void *const *slot =
+			(const void *const *)((const char *)&e->key + e->key);
+		struct sk_key *key = (struct sk_key *)slot[0];
+		const char *spelled = slot[1];
+		if (!key || !spelled || key->name || !sk__key_is_valid(key) ||
+		    (uintptr_t)key < obj->lo || (uintptr_t)key >= obj->hi)
+			continue;
+		struct sk_key **keys =
+			realloc(obj->keys, (obj->nkeys + 1) * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		obj->keys = keys;
+		obj->keys[obj->nkeys++] = key;
+		while (*spelled == '&' || *spelled == ' ')
+			spelled++;
+		/* No one reads it yet: the key is listed by no registered object. */
+		key->name = spelled;
+	}
+	return 0;
+}
+
 static struct sk__object *object_build(const struct sk__site_entry *s0,
 				       const struct sk__site_entry *s1,
 				       struct sk_key *const *k0,
@@ -273,6 +313,8 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 	for (size_t i = 0; i < nkeys; i++)
 		if (sk__key_is_valid(k0[i]))
 			obj->keys[obj->nkeys++] = k0[i];
+	if (name_linux_keys(obj, s0, s1) != 0)
+		goto fail;
 	return obj;
 fail:
 	object_free(obj);

@@ -26,7 +26,7 @@
  * key: a zeroed global works, and so does a key embedded in another global
  * struct (the tracepoint pattern, static_key_false(&__tracepoint_x.key)).
  * The native sk_key types keep refusing zeroed memory; only these types,
- * through their own sites (SK__SITE_ZEROED_KEY) and calls, accept it.
+ * through their own sites (SK__SITE_LINUX_KEY) and calls, accept it.
  *
  * Differences from the kernel, all at the edges:
  * - The updating calls return 0 or a negative errno (see statickeys/key.h:
@@ -34,14 +34,17 @@
  *   where the kernel returns void (bool for static_key_slow_inc since 6.2);
  *   code that ignores the result is unaffected.
  * - static_key_count() reads 1, not -1, while the first enable is patching.
- * - Keys of the 2012 API (STATIC_KEY_INIT_*, zeroed keys) have no name: the
- *   initialiser cannot know it.  They work in every other way; use
- *   DEFINE_STATIC_KEY_* for keys that skctl should see.
+ * - Keys of the 2012 API (STATIC_KEY_INIT_*, zeroed keys) and the elements
+ *   of DEFINE_STATIC_KEY_ARRAY_* have no name of their own: the initialiser
+ *   cannot know it.  Such a key is named as its first site in the object
+ *   that defines it spells it ("old_key", "__tracepoint_foo.key",
+ *   "keys[2]"); a key with no site in its own object has no name and does
+ *   not appear in snapshots or skctl, but works in every other way.
  * - The branch macros need the key's address to be a link-time constant,
  *   as the kernel's do; they are macros, not inline functions, so that this
  *   holds at -O0 too.
- * - DEFINE_STATIC_KEY_ARRAY_TRUE/FALSE define unnamed keys; in C++ only the
- *   FALSE form exists (C++ has no range designators; zeroed keys are false).
+ * - In C++ only DEFINE_STATIC_KEY_ARRAY_FALSE exists (C++ has no range
+ *   designators; its keys are zeroed, which is false).
  */
 #ifndef STATICKEYS_LINUX_H
 #define STATICKEYS_LINUX_H
@@ -54,11 +57,13 @@
 #if SK_HAVE_PATCHED_SITES
 #include "statickeys/arch/x86_64_slot.h"
 /* Sites of kernel-style keys name their key through their own slot (an
- * embedded key has no symbol of its own) and accept zeroed keys. */
-#define SK__LINUX_BRANCH(keyp, branch, jump)                                 \
-	SK__ARCH_BRANCH_SLOT(keyp, (branch) | SK__SITE_ZEROED_KEY, jump)
+ * embedded key has no symbol of its own), with the key's spelling as a name
+ * for keys that have none, and accept zeroed keys. */
+#define SK__LINUX_BRANCH(keyp, name, branch, jump)                           \
+	SK__ARCH_BRANCH_SLOT(keyp, name, (branch) | SK__SITE_LINUX_KEY, jump)
 #else
-#define SK__LINUX_BRANCH(keyp, branch, jump) SK__GENERIC_BRANCH(keyp, branch, jump)
+#define SK__LINUX_BRANCH(keyp, name, branch, jump)                           \
+	SK__GENERIC_BRANCH(keyp, branch, jump)
 #endif
 
 /**
@@ -110,18 +115,19 @@ struct static_key_false {
 #define DECLARE_STATIC_KEY_TRUE_RO(name) DECLARE_STATIC_KEY_TRUE(name)
 #define DECLARE_STATIC_KEY_FALSE_RO(name) DECLARE_STATIC_KEY_FALSE(name)
 
-/** DEFINE_STATIC_KEY_ARRAY_TRUE/FALSE(name, count) - arrays of unnamed keys. */
+/** DEFINE_STATIC_KEY_ARRAY_TRUE/FALSE(name, count) - arrays of keys, each
+ * named after its sites ("name[2]"). */
 #ifdef __cplusplus
 #define DEFINE_STATIC_KEY_ARRAY_FALSE(name, count)                           \
 	struct static_key_false name[count] = {}
 #else
 #define DEFINE_STATIC_KEY_ARRAY_TRUE(name, count)                            \
 	struct static_key_true name[count] = {                               \
-		[0 ...(count)-1] = { { SK__KEY_INIT(1, #name, 0) } }         \
+		[0 ...(count)-1] = { { SK__KEY_INIT(1, 0, 0) } }         \
 	}
 #define DEFINE_STATIC_KEY_ARRAY_FALSE(name, count)                           \
 	struct static_key_false name[count] = {                              \
-		[0 ...(count)-1] = { { SK__KEY_INIT(0, #name, 0) } }         \
+		[0 ...(count)-1] = { { SK__KEY_INIT(0, 0, 0) } }         \
 	}
 #endif
 
@@ -216,10 +222,10 @@ static inline struct static_key *sk__linux_untyped(struct static_key_false *k) {
  */
 /** static_key_false() - true when the key is on; the off path falls through. */
 #define static_key_false(x)                                                  \
-	__builtin_expect(SK__LINUX_BRANCH(&(x)->sk__key, 0, 0), 0)
+	__builtin_expect(SK__LINUX_BRANCH(&(x)->sk__key, #x, 0, 0), 0)
 /** static_key_true() - true when the key is on; the on path falls through. */
 #define static_key_true(x)                                                   \
-	__builtin_expect(!SK__LINUX_BRANCH(&(x)->sk__key, 1, 0), 1)
+	__builtin_expect(!SK__LINUX_BRANCH(&(x)->sk__key, #x, 1, 0), 1)
 
 /* ---- branches: today's API ------------------------------------------------- */
 
@@ -241,11 +247,11 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 
 /** static_branch_likely() - true when the key is on; the on path falls through. */
 #define static_branch_likely(x)                                              \
-	__builtin_expect(!SK__LINUX_BRANCH(&(x)->key.sk__key, 1,             \
+	__builtin_expect(!SK__LINUX_BRANCH(&(x)->key.sk__key, #x, 1,           \
 					   SK__LINUX_INITIAL(x) ^ 1), 1)
 /** static_branch_unlikely() - true when the key is on; the off path falls through. */
 #define static_branch_unlikely(x)                                            \
-	__builtin_expect(SK__LINUX_BRANCH(&(x)->key.sk__key, 0,              \
+	__builtin_expect(SK__LINUX_BRANCH(&(x)->key.sk__key, #x, 0,            \
 					  SK__LINUX_INITIAL(x) ^ 0), 0)
 
 #define static_branch_inc(x) static_key_slow_inc(&(x)->key)

@@ -149,6 +149,39 @@ static void defined_keys_have_names(void)
 	      "the snapshot lists new_false as initially off, with its sites");
 }
 
+/* Keys whose initialiser has no name take the one their first site spells,
+ * in the object that defines them. */
+static void unnamed_keys_are_named_by_their_sites(void)
+{
+	static const struct {
+		const char *name;
+		struct static_key *key;
+	} named[] = {
+		{ "old_false", &old_false },
+		{ "old_true", &old_true },
+		{ "old_zeroed", &old_zeroed },
+		{ "__tracepoint_sched.key", &__tracepoint_sched.key },
+		{ "__tracepoint_irq.key", &__tracepoint_irq.key },
+		{ "new_array[1]", &new_array[1].key },
+		{ "new_array[2]", &new_array[2].key },
+	};
+	bool ok = false;
+
+	if (!SK_HAVE_PATCHED_SITES) {
+		printf("portable fallback: no sites, so no names from sites\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		CHECK(sk_key_find(named[i].name) == sk_static_key(named[i].key),
+		      "sk_key_find(\"%s\") finds the key", named[i].name);
+	CHECK(sk_key_find("new_array[0]") == NULL,
+	      "an array element with no site has no name");
+	CHECK(snapshot_has("old_true", true, &ok) && ok,
+	      "the snapshot lists old_true as initially on, with its sites");
+	CHECK(snapshot_has("old_zeroed", false, &ok) && ok,
+	      "the snapshot lists the zeroed key as initially off");
+}
+
 static void native_zeroed_key_still_refused(void)
 {
 	static struct sk_key_false native_zeroed; /* not SK_DEFINE_KEY_* */
@@ -270,6 +303,7 @@ static const struct check_case cases[] = {
 	{ "slow_inc_dec_count_references", slow_inc_dec_count_references },
 	{ "todays_api_calls", todays_api_calls },
 	{ "defined_keys_have_names", defined_keys_have_names },
+	{ "unnamed_keys_are_named_by_their_sites", unnamed_keys_are_named_by_their_sites },
 	{ "native_zeroed_key_still_refused", native_zeroed_key_still_refused },
 	{ "one_batch_for_several_keys", one_batch_for_several_keys },
 	{ "flips_while_threads_run", flips_while_threads_run },

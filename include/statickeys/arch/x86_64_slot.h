@@ -10,11 +10,15 @@
  * brings its own slot, an 8-byte pointer in the writable "sk_keyslots"
  * section that the dynamic linker relocates to sym+offset like any data
  * pointer, and the key field points at that slot instead.  The runtime reads
- * both kinds the same way (*slot is the key).
+ * both kinds the same way (*slot is the key).  The slot's second word points
+ * at the key's name as the site spells it ("&__tracepoint_foo.key"), for
+ * keys whose initialiser could not name them (STATIC_KEY_INIT_*, zeroed).
  *
- * Contract: SK__ARCH_BRANCH_SLOT(keyp, flags, jump) is a bool expression,
- * true when the site jumps; @flags is recorded as is (bit 0: likely; see
- * SK__SITE_* in statickeys/object.h).  Both sections take the "?" flag, so a
+ * Contract: SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump) is a bool
+ * expression, true when the site jumps; @flags is recorded as is (bit 0:
+ * likely; see SK__SITE_* in statickeys/object.h; it must include
+ * SK__SITE_LINUX_KEY, which tells the runtime the slot has the name word);
+ * @name is a string literal.  Both sections take the "?" flag, so a
  * discarded COMDAT copy of the code takes its entry and slot with it.
  * The sk_sites flags must stay those of statickeys/arch/x86_64.h.
  */
@@ -23,7 +27,13 @@
 
 #include "statickeys/arch/x86_64.h"
 
-#define SK__ARCH_BRANCH_SLOT(keyp, flags, jump)                              \
+#ifdef __clang__
+#define SK__SLOT_NAME_OPERAND "%c3"
+#else
+#define SK__SLOT_NAME_OPERAND "%p3"
+#endif
+
+#define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                            \
 	__extension__({                                                      \
 		__label__ sk__l_yes, sk__l_done;                             \
 		bool sk__taken;                                              \
@@ -36,7 +46,8 @@
 			     ".endif\n\t"                                    \
 			     ".pushsection sk_keyslots, \"aw?\"\n\t"         \
 			     ".balign 8\n\t"                                 \
-			     "2: .quad " SK__KEY_OPERAND "\n\t"              \
+			     "2: .quad " SK__KEY_OPERAND ", "                \
+			     SK__SLOT_NAME_OPERAND "\n\t"                      \
 			     ".popsection\n\t"                               \
 			     ".pushsection sk_sites, \"a?\"\n\t"             \
 			     ".balign 4\n\t"                                 \
@@ -45,7 +56,7 @@
 			     ".popsection"                                   \
 			     :                                               \
 			     : SK__KEY_CONSTRAINT(keyp), "i"(flags),         \
-			       "i"(jump)                                     \
+			       "i"(jump), SK__KEY_CONSTRAINT(name)           \
 			     :                                               \
 			     : sk__l_yes);                                   \
 		sk__taken = 0;                                               \

@@ -21,6 +21,10 @@
  * @name is a string literal.  Both sections take the "?" flag, so a
  * discarded COMDAT copy of the code takes its entry and slot with it.
  * The sk_sites flags must stay those of statickeys/arch/x86_64.h.
+ *
+ * A key known only at run time (a pointer variable) must not assemble: gcc
+ * prints it as a register, which ".quad %rdi" would accept with a mere
+ * warning; "0 + %rdi" is an error ("invalid relocation against register").
  */
 #ifndef STATICKEYS_ARCH_X86_64_SLOT_H
 #define STATICKEYS_ARCH_X86_64_SLOT_H
@@ -46,7 +50,7 @@
 			     ".endif\n\t"                                    \
 			     ".pushsection sk_keyslots, \"aw?\"\n\t"         \
 			     ".balign 8\n\t"                                 \
-			     "2: .quad " SK__KEY_OPERAND ", "                \
+			     "2: .quad 0 + " SK__KEY_OPERAND ", "            \
 			     SK__SLOT_NAME_OPERAND "\n\t"                      \
 			     ".popsection\n\t"                               \
 			     ".pushsection sk_sites, \"a?\"\n\t"             \

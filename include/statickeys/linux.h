@@ -115,6 +115,24 @@ struct static_key_false {
 #define DECLARE_STATIC_KEY_TRUE_RO(name) DECLARE_STATIC_KEY_TRUE(name)
 #define DECLARE_STATIC_KEY_FALSE_RO(name) DECLARE_STATIC_KEY_FALSE(name)
 
+/*
+ * DEFINE_STATIC_KEY_MAYBE(CONFIG_X, name), DECLARE_STATIC_KEY_MAYBE and
+ * static_branch_maybe(CONFIG_X, &name): a true key and a likely branch when
+ * IS_ENABLED(CONFIG_X), else false and unlikely.  They need IS_ENABLED()
+ * expanding to 0 or 1, as the kernel's <linux/kconfig.h> (or the ported
+ * code's own shim) defines it; this header does not define it.
+ */
+#define SK__LINUX_PASTE2(a, b) a##b
+#define SK__LINUX_PASTE(a, b) SK__LINUX_PASTE2(a, b)
+#define SK__LINUX_DEFINE_MAYBE_1(name) DEFINE_STATIC_KEY_TRUE(name)
+#define SK__LINUX_DEFINE_MAYBE_0(name) DEFINE_STATIC_KEY_FALSE(name)
+#define SK__LINUX_DECLARE_MAYBE_1(name) DECLARE_STATIC_KEY_TRUE(name)
+#define SK__LINUX_DECLARE_MAYBE_0(name) DECLARE_STATIC_KEY_FALSE(name)
+#define DEFINE_STATIC_KEY_MAYBE(cfg, name)                                   \
+	SK__LINUX_PASTE(SK__LINUX_DEFINE_MAYBE_, IS_ENABLED(cfg))(name)
+#define DECLARE_STATIC_KEY_MAYBE(cfg, name)                                  \
+	SK__LINUX_PASTE(SK__LINUX_DECLARE_MAYBE_, IS_ENABLED(cfg))(name)
+
 /** DEFINE_STATIC_KEY_ARRAY_TRUE/FALSE(name, count) - arrays of keys, each
  * named after its sites ("name[2]"). */
 #ifdef __cplusplus
@@ -253,6 +271,10 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 #define static_branch_unlikely(x)                                            \
 	__builtin_expect(SK__LINUX_BRANCH(&(x)->key.sk__key, #x, 0,            \
 					  SK__LINUX_INITIAL(x) ^ 0), 0)
+
+#define static_branch_maybe(config, x)                                       \
+	(IS_ENABLED(config) ? static_branch_likely(x)                        \
+			    : static_branch_unlikely(x))
 
 #define static_branch_inc(x) static_key_slow_inc(&(x)->key)
 #define static_branch_dec(x) static_key_slow_dec(&(x)->key)

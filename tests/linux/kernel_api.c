@@ -39,6 +39,8 @@ static void initial_states_follow_initialisers(void)
 	CHECK(!static_key_enabled(&new_false), "DEFINE_STATIC_KEY_FALSE is off");
 	CHECK(static_key_enabled(&new_true), "DEFINE_STATIC_KEY_TRUE is on");
 	CHECK(static_key_count(&new_true.key) == 1, "a true key counts 1");
+	CHECK(static_key_enabled(&maybe_on) && !static_key_enabled(&maybe_off),
+	      "DEFINE_STATIC_KEY_MAYBE follows IS_ENABLED()");
 	verify_sites("initial");
 	printf("checked %u sites against their initial states\n",
 	       kernel_nsites);

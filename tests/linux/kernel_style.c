@@ -88,6 +88,27 @@ static DEFINE_STATIC_KEY_TRUE(new_static_true); /* file-local, as in drivers */
 DEFINE_STATIC_KEY_FALSE_RO(new_refcounted);
 DEFINE_STATIC_KEY_ARRAY_FALSE(new_array, 3);
 
+/* The kernel's kconfig test, as ported code brings it along. */
+#define CONFIG_FEATURE_ON 1
+#define SK_TEST_PLACEHOLDER_1 0,
+#define sk_test_second(ignored, val, ...) val
+#define sk_test_defined(x) sk_test_defined2(SK_TEST_PLACEHOLDER_##x)
+#define sk_test_defined2(arg1_or_junk) sk_test_second(arg1_or_junk 1, 0)
+#define IS_ENABLED(option) sk_test_defined(option)
+
+DEFINE_STATIC_KEY_MAYBE(CONFIG_FEATURE_ON, maybe_on);
+DEFINE_STATIC_KEY_MAYBE(CONFIG_FEATURE_OFF, maybe_off);
+
+static NOINLINE bool maybe_on_branch(void)
+{
+	return static_branch_maybe(CONFIG_FEATURE_ON, &maybe_on);
+}
+
+static NOINLINE bool maybe_off_branch(void)
+{
+	return static_branch_maybe(CONFIG_FEATURE_OFF, &maybe_off);
+}
+
 static NOINLINE bool new_false_unlikely(void)
 {
 	if (static_branch_unlikely(&new_false))
@@ -151,6 +172,10 @@ const struct kernel_site kernel_sites[] = {
 	  new_static_true_likely },
 	{ "static_branch_unlikely(&new_refcounted)", &new_refcounted.key,
 	  new_refcounted_unlikely },
+	{ "static_branch_maybe(CONFIG_FEATURE_ON, &maybe_on)", &maybe_on.key,
+	  maybe_on_branch },
+	{ "static_branch_maybe(CONFIG_FEATURE_OFF, &maybe_off)", &maybe_off.key,
+	  maybe_off_branch },
 	{ "static_branch_unlikely(&new_array[1])", &new_array[1].key,
 	  new_array_1_unlikely },
 	{ "static_branch_likely(&new_array[2])", &new_array[2].key,

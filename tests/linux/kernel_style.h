@@ -30,6 +30,8 @@ DECLARE_STATIC_KEY_FALSE(new_false);
 DECLARE_STATIC_KEY_TRUE(new_true);
 DECLARE_STATIC_KEY_FALSE(new_refcounted);
 extern struct static_key_false new_array[3];
+extern struct static_key_true maybe_on;   /* DEFINE_STATIC_KEY_MAYBE, set */
+extern struct static_key_false maybe_off; /* DEFINE_STATIC_KEY_MAYBE, unset */
 
 /* One site per function, so each can be run from any thread. */
 typedef bool (*site_fn)(void);

@@ -93,11 +93,14 @@ inline void throw_if(int r, const char *what)
 
 /*
  * The key's entry in its object's "sk_keys" section, so the runtime knows its
- * name, like SK_DEFINE_KEY_*'s.  Emitted by the assembler in a COMDAT group
- * named after the key, so an object lists each key once however many of its
- * sites and files name it.  (gcc ignores section attributes on template
- * variables, hence assembly.)  The key's C part is at offset 0 of the key
- * object, so the operand prints as a bare symbol, fit for a group name.
+ * name, like SK_DEFINE_KEY_*'s.  Written by the assembler next to each site
+ * (gcc ignores section attributes on template variables), in the section
+ * group of the code ("?"), so a discarded COMDAT copy takes its entry with
+ * it; an object may list a key several times, and the runtime counts it
+ * once.  The flags are those gcc gives the C listing in the same file (a
+ * relocated pointer is writable in position-independent code), so the two
+ * share one section.  ".quad 0 + key": a key in a register must not
+ * assemble.
  */
 #if defined(__GNUC__) && defined(__ELF__) && defined(__LP64__)
 #ifdef __clang__
@@ -107,11 +110,15 @@ inline void throw_if(int r, const char *what)
 #define SK__CXX_KEY_SYM "%p0"
 #define SK__CXX_KEY_CONSTRAINT "X"
 #endif
+#if defined(__PIC__) || defined(__PIE__)
+#define SK__CXX_LISTING_FLAGS "\"aw?\""
+#else
+#define SK__CXX_LISTING_FLAGS "\"a?\""
+#endif
 #define SK__CXX_LISTING(keyp)                                                \
-	__asm__(".pushsection sk_keys, \"awG\", @progbits, sk__listing."    \
-		SK__CXX_KEY_SYM ", comdat\n\t"                              \
+	__asm__(".pushsection sk_keys, " SK__CXX_LISTING_FLAGS "\n\t"        \
 		".balign 8\n\t"                                              \
-		".quad " SK__CXX_KEY_SYM "\n\t"                              \
+		".quad 0 + " SK__CXX_KEY_SYM "\n\t"                          \
 		".popsection" : : SK__CXX_KEY_CONSTRAINT(keyp))
 #else
 #define SK__CXX_LISTING(keyp) ((void)0)

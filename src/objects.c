@@ -58,7 +58,7 @@ bool sk__key_is_valid(const struct sk_key *key)
  * key, as the kernel's documentation promises; give it the magic the other
  * calls check.  Only for keys named by SK__SITE_LINUX_KEY sites: the native
  * types keep refusing zeroed memory.  A CAS, because the header does the same
- * from the kernel-style calls (sk__compat_key) in any thread.
+ * from the kernel-style calls (sk__linux_key) in any thread.
  */
 void sk__key_adopt_zeroed(struct sk_key *key)
 {
@@ -294,6 +294,29 @@ static int name_linux_keys(struct sk__object *obj,
 	return 0;
 }
 
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(struct sk_key *const *)a;
+	uintptr_t y = (uintptr_t)*(struct sk_key *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* An object lists each key once: the C++ front end (statickeys.hpp) lists a
+ * key next to each of its sites, so one object may list it several times. */
+static void unique_keys(struct sk__object *obj)
+{
+	size_t kept = 0;
+
+	if (obj->nkeys < 2)
+		return;
+	qsort(obj->keys, obj->nkeys, sizeof(*obj->keys), ptr_cmp);
+	for (size_t i = 0; i < obj->nkeys; i++)
+		if (kept == 0 || obj->keys[kept - 1] != obj->keys[i])
+			obj->keys[kept++] = obj->keys[i];
+	obj->nkeys = kept;
+}
+
 static struct sk__object *object_build(const struct sk__site_entry *s0,
 				       const struct sk__site_entry *s1,
 				       struct sk_key *const *k0,
@@ -315,6 +338,7 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 			obj->keys[obj->nkeys++] = k0[i];
 	if (name_linux_keys(obj, s0, s1) != 0)
 		goto fail;
+	unique_keys(obj);
 	return obj;
 fail:
 	object_free(obj);

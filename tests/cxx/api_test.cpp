@@ -286,6 +286,22 @@ TEST(CxxNames, KeysAreListedUnderTheirNames)
 	EXPECT_STREQ(v.info.name, "cxx_tracing") << "one key: the name needs no qualifying";
 }
 
+TEST(CxxNames, FileLocalKeysWithTheSameSymbolAreTwoListedKeys)
+{
+	key_false &a = tu_a_local_key(), &b = tu_b_local_key();
+	ASSERT_NE(&a, &b);
+	EXPECT_EQ(sk_key_find("tu_a_local"), a.native());
+	EXPECT_EQ(sk_key_find("tu_b_local"), b.native());
+	a.enable();
+	EXPECT_TRUE(tu_a_local_site());
+	EXPECT_FALSE(tu_b_local_site()) << "the other file's key is another key";
+	b.enable();
+	a.disable();
+	EXPECT_FALSE(tu_a_local_site());
+	EXPECT_TRUE(tu_b_local_site());
+	b.disable();
+}
+
 static key_false listed_without_sites{ "cxx_listed_without_sites" };
 
 TEST(CxxNames, AKeyWithoutSitesIsListedByList)

@@ -49,6 +49,10 @@ tracing_sites tu_a_sites();
 tracing_sites tu_b_sites();
 bool tu_a_fast_path();
 bool tu_b_pool_debug();
+bool tu_a_local_site();
+bool tu_b_local_site();
+statickeys::key_false &tu_a_local_key();
+statickeys::key_false &tu_b_local_key();
 
 // The linked shared library.
 extern "C" tracing_sites shared_lib_sites();

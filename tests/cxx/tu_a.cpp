@@ -21,3 +21,17 @@ bool tu_a_fast_path()
 {
 	return generic_likely<app::fast_path>();
 }
+
+// A file-local key; tu_b.cpp has one with the same C++ name (the same
+// symbol, _ZL10file_local, in both files) but another key name.
+static statickeys::key_false file_local{"tu_a_local"};
+
+bool tu_a_local_site()
+{
+	return generic_unlikely<file_local>();
+}
+
+statickeys::key_false &tu_a_local_key()
+{
+	return file_local;
+}

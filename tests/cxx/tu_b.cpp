@@ -25,3 +25,15 @@ bool tu_b_pool_debug()
 {
 	return generic_unlikely<Pool::debug>();
 }
+
+static statickeys::key_false file_local{"tu_b_local"};
+
+bool tu_b_local_site()
+{
+	return generic_unlikely<file_local>();
+}
+
+statickeys::key_false &tu_b_local_key()
+{
+	return file_local;
+}

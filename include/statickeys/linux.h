@@ -29,10 +29,13 @@
  * through their own sites (SK__SITE_LINUX_KEY) and calls, accept it.
  *
  * Differences from the kernel, all at the edges:
- * - The updating calls return 0 or a negative errno (see statickeys/key.h:
- *   -EDEADLK from a signal handler, -EBUSY, -ERANGE for a dec below zero...)
- *   where the kernel returns void (bool for static_key_slow_inc since 6.2);
- *   code that ignores the result is unaffected.
+ * - static_key_slow_inc() / static_branch_inc() return true on success, as
+ *   in today's kernel (false where the kernel's gives up at INT_MAX, and
+ *   for every other refusal).  The calls the kernel declares void return 0
+ *   or a negative errno here (see statickeys/key.h: -EDEADLK from a signal
+ *   handler, -EBUSY, -ERANGE for a dec below zero...); code that ignores
+ *   the result is unaffected.  For the errno of an inc, use the native call:
+ *   sk_key_inc(sk_static_key(&key)).
  * - static_key_count() reads 1, not -1, while the first enable is patching.
  * - Keys of the 2012 API (STATIC_KEY_INIT_*, zeroed keys) and the elements
  *   of DEFINE_STATIC_KEY_ARRAY_* have no name of their own: the initialiser
@@ -164,10 +167,11 @@ static inline struct sk_key *sk__linux_key(struct static_key *key)
 	return &key->sk__key;
 }
 
-/** static_key_slow_inc() - take a reference: the branch is true while held. */
-static inline int static_key_slow_inc(struct static_key *key)
+/** static_key_slow_inc() - take a reference: the branch is true while held.
+ * Return: true on success, as the kernel's (false: refused, nothing changed). */
+static inline bool static_key_slow_inc(struct static_key *key)
 {
-	return sk__key_inc(sk__linux_key(key));
+	return sk__key_inc(sk__linux_key(key)) == 0;
 }
 
 /** static_key_slow_dec() - drop a reference: false when the last one goes. */

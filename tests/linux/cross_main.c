@@ -55,7 +55,7 @@ int main(void)
 	      "the defined key is named");
 
 	/* Flip the embedded and the zeroed key on, then load the plugin. */
-	CHECK(static_key_slow_inc(&__tracepoint_lib_event.key) == 0, "inc event");
+	CHECK(static_key_slow_inc(&__tracepoint_lib_event.key), "inc event");
 	CHECK(static_key_enable(&lib_zeroed) == 0, "enable the zeroed key");
 	verify(objs, obj_names, 2, "after two enables");
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,7 +58,7 @@ static void slow_inc_dec_count_references(void)
 {
 	/* A key initialised true holds one reference: inc nests above it. */
 	EXPECT_COUNT(&old_true, 1);
-	CHECK(static_key_slow_inc(&old_true) == 0, "inc of a true key");
+	CHECK(static_key_slow_inc(&old_true), "inc of a true key");
 	EXPECT_COUNT(&old_true, 2);
 	CHECK(static_key_slow_dec(&old_true) == 0, "dec to 1");
 	EXPECT_COUNT(&old_true, 1);
@@ -66,22 +67,49 @@ static void slow_inc_dec_count_references(void)
 	CHECK(static_key_slow_dec(&old_true) == -ERANGE,
 	      "dec below zero is refused");
 	EXPECT_COUNT(&old_true, 0);
-	CHECK(static_key_slow_inc(&old_true) == 0, "inc back to its state");
+	CHECK(static_key_slow_inc(&old_true), "inc back to its state");
 	EXPECT_COUNT(&old_true, 1);
 
 	/* The zeroed keys, plain and embedded, count like any false key. */
-	CHECK(static_key_slow_inc(&old_zeroed) == 0, "inc of a zeroed key");
-	CHECK(static_key_slow_inc(&old_zeroed) == 0, "inc again");
+	CHECK(static_key_slow_inc(&old_zeroed), "inc of a zeroed key");
+	CHECK(static_key_slow_inc(&old_zeroed), "inc again");
 	EXPECT_COUNT(&old_zeroed, 2);
 	CHECK(static_key_slow_dec(&old_zeroed) == 0, "dec");
 	EXPECT_COUNT(&old_zeroed, 1);
 	CHECK(static_key_slow_dec(&old_zeroed) == 0, "dec");
 	EXPECT_COUNT(&old_zeroed, 0);
-	CHECK(static_key_slow_inc(&__tracepoint_irq.key) == 0,
+	CHECK(static_key_slow_inc(&__tracepoint_irq.key),
 	      "enable the zeroed tracepoint");
 	EXPECT_COUNT(&__tracepoint_irq.key, 1);
 	CHECK(static_key_slow_dec(&__tracepoint_irq.key) == 0, "and off");
 	EXPECT_COUNT(&__tracepoint_irq.key, 0);
+}
+
+static volatile int handler_inc = -1;
+
+static void inc_in_handler(int sig)
+{
+	(void)sig;
+	handler_inc = static_key_slow_inc(&old_false);
+}
+
+/* As today's kernel: true on success, false when refused (here: an update
+ * from a signal handler, -EDEADLK in the native call). */
+static void slow_inc_returns_false_when_refused(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = inc_in_handler;
+	sigaction(SIGUSR1, &sa, &old);
+	raise(SIGUSR1);
+	sigaction(SIGUSR1, &old, NULL);
+	CHECK(handler_inc == 0, "static_key_slow_inc from a signal handler "
+	      "returned %d, want false", handler_inc);
+	EXPECT_COUNT(&old_false, 0);
+	CHECK(sk_key_inc(sk_static_key(&old_false)) == 0 &&
+		      sk_key_dec(sk_static_key(&old_false)) == 0,
+	      "the native calls take the same key");
 }
 
 static void todays_api_calls(void)
@@ -97,8 +125,8 @@ static void todays_api_calls(void)
 	CHECK(static_key_enable(&new_true.key) == 0, "static_key_enable");
 	EXPECT_COUNT(&new_true.key, 1);
 
-	CHECK(static_branch_inc(&new_refcounted) == 0, "static_branch_inc");
-	CHECK(static_branch_inc(&new_refcounted) == 0, "static_branch_inc");
+	CHECK(static_branch_inc(&new_refcounted), "static_branch_inc");
+	CHECK(static_branch_inc(&new_refcounted), "static_branch_inc");
 	EXPECT_COUNT(&new_refcounted.key, 2);
 	CHECK(static_branch_disable(&new_refcounted) == -EBUSY,
 	      "disable while two references are held is refused");
@@ -261,7 +289,7 @@ static int flip(struct static_key *k, unsigned round)
 	bool on = static_key_enabled(k);
 
 	if (round & 1)
-		return on ? static_key_slow_dec(k) : static_key_slow_inc(k);
+		return on ? static_key_slow_dec(k) : static_key_slow_inc(k) ? 0 : -1;
 	return on ? static_key_disable(k) : static_key_enable(k);
 }
 
@@ -303,6 +331,7 @@ static void flips_while_threads_run(void)
 static const struct check_case cases[] = {
 	{ "initial_states_follow_initialisers", initial_states_follow_initialisers },
 	{ "slow_inc_dec_count_references", slow_inc_dec_count_references },
+	{ "slow_inc_returns_false_when_refused", slow_inc_returns_false_when_refused },
 	{ "todays_api_calls", todays_api_calls },
 	{ "defined_keys_have_names", defined_keys_have_names },
 	{ "unnamed_keys_are_named_by_their_sites", unnamed_keys_are_named_by_their_sites },

@@ -41,7 +41,7 @@
  *   clang's require_constant_initialization).
  * Names: a key is listed under its name, in sk_keys_snapshot() and skctl,
  * by every object that has one of its sites; list a key that has no site
- * yet with statickeys::list<K>.
+ * yet with statickeys::list<K>().
  */
 #ifndef STATICKEYS_HPP
 #define STATICKEYS_HPP
@@ -191,7 +191,8 @@ public:
 
 	/** enabled() - whether the key is on (an update in progress reads as on). */
 	[[nodiscard]] bool enabled() const noexcept { return sk__key_enabled(&raw_); }
-	explicit operator bool() const noexcept { return enabled(); }
+	/* No operator bool: "if (key)" would read the count where a site was
+	 * meant; branch with likely<K>() / unlikely<K>(). */
 	/** count() - the reference count (1 while the first enable patches). */
 	[[nodiscard]] int count() const noexcept { return sk__key_count(&raw_); }
 	/** name(), description() - as given to the constructor. */

@@ -127,7 +127,7 @@ TEST(CxxKeys, InitialStatesFollowTheTypes)
 	EXPECT_FALSE(app::tracing.enabled());
 	EXPECT_TRUE(app::fast_path.enabled());
 	EXPECT_EQ(app::fast_path.count(), 1);
-	EXPECT_FALSE(Pool::debug);
+	EXPECT_FALSE(Pool::debug.enabled());
 	EXPECT_TRUE(tu_a_fast_path());
 	EXPECT_FALSE(tu_b_pool_debug());
 	expect_tracing_sites(false, all_tracing_sites(), "initially");

@@ -45,6 +45,10 @@ int f()
 	return 0;
 #elif MISUSE == 9
 	return statickeys::unlikely<c_key>();        /* the untyped C struct */
+#elif MISUSE == 10
+	if (k)                                       /* a read, not a site */
+		return 1;
+	return 0;
 #else
 	statickeys::key_guard guard{k};
 	return statickeys::unlikely<k>() + statickeys::likely<k>() + k.count();
@@ -63,6 +67,7 @@ cases=(
 	"7|a guard on a non-key|no matching|no viable"
 	"8|copying a guard|deleted"
 	"9|the untyped C struct as a key|must be a statickeys::key_true or key_false"
+	"10|a key as a condition (a read where a site was meant)|could not convert|cannot be contextually converted|not contextually convertible|no viable conversion|value of type"
 )
 
 try() { # try MISUSE

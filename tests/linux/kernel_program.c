@@ -4,24 +4,23 @@
  * the main thread prints what they show, one line every 20 ms, until
  * killed (or after 120 s).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "kernel_style.h"
 
-static volatile bool seen[64];
+static bool seen[64]; /* atomic: written by the worker, read by main */
 
 static void *worker(void *arg)
 {
 	(void)arg;
 	for (;;)
 		for (unsigned i = 0; i < kernel_nsites && i < 64; i++)
-			seen[i] = kernel_sites[i].run();
+			__atomic_store_n(&seen[i], kernel_sites[i].run(),
+					 __ATOMIC_RELAXED);
 	return NULL;
 }
-
-#include <pthread.h>
 
 int main(void)
 {
@@ -35,7 +34,8 @@ int main(void)
 		/* One line: each site by its index, as the worker last saw it. */
 		printf("tick");
 		for (unsigned i = 0; i < kernel_nsites && i < 64; i++)
-			printf(" %u=%d", i, seen[i]);
+			printf(" %u=%d", i,
+			       __atomic_load_n(&seen[i], __ATOMIC_RELAXED));
 		printf("\n");
 	}
 	return 0;

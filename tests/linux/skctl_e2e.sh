@@ -22,6 +22,7 @@ wait_sites() { # wait_sites "4=1 5=1 ..."
 	start=$(wc -l <"$tmp/out")
 	for _ in $(seq 600); do
 		local line ok=1
+		kill -0 "$pid" 2>/dev/null || { echo "the program died:" >&2; cat "$tmp/err" >&2; return 1; }
 		line=$(tail -n +"$((start + 2))" "$tmp/out" | tail -n 1)
 		if [ -n "$line" ]; then
 			for p in $pairs; do
@@ -34,13 +35,14 @@ wait_sites() { # wait_sites "4=1 5=1 ..."
 	echo "sites never showed '$pairs'; last line: $(tail -n 1 "$tmp/out")" >&2
 	return 1
 }
-wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
+wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done; return 1; }
 
 sock=$tmp/k.sock
 # The zeroed 2012 key is switched on at start-up, by the name its site spells.
 STATICKEYS_CONTROL=$sock STATICKEYS="old_zeroed=1" "$prog" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 check "socket appears" wait_socket "$sock"
+kill -0 "$pid" 2>/dev/null || { echo "the program died:"; cat "$tmp/err"; exit 1; }
 # site indices: see kernel_sites[] in kernel_style.c
 check "start-up state: old_zeroed on, the rest as initialised" \
 	wait_sites "0=0 2=1 4=1 5=1 6=0 7=0 8=0 10=1 14=1 15=0 16=0"

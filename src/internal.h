@@ -74,6 +74,9 @@ const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr);
 /* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
 bool sk__key_is_valid(const struct sk_key *key);
+/* sk__key_adopt_zeroed - an all-zero kernel-style key becomes a valid false
+ * key (see SK__SITE_LINUX_KEY). */
+void sk__key_adopt_zeroed(struct sk_key *key);
 
 /* Called with the lock held after an object is linked in; a later module
  * (environment start-up state) may set it.  NULL by default. */

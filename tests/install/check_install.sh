@@ -29,4 +29,10 @@ cmake --build "$tmp/cm" >"$tmp/cmb.log" || { cat "$tmp/cmb.log"; exit 1; }
 cc "$src/tests/install/consumer.c" -I"$prefix/include" \
 	"$libdir/libstatickeys.a" -lpthread -ldl -o "$tmp/consumer_static"
 "$tmp/consumer_static"
-echo "3 passed, 0 failed"
+
+# 4. The C++ and kernel-style headers, installed with the others.
+c++ -std=c++17 "$src/tests/install/consumer_frontends.cpp" \
+	$(pkg-config --cflags --libs statickeys) -Wl,-rpath,"$libdir" \
+	-o "$tmp/consumer_frontends"
+"$tmp/consumer_frontends"
+echo "4 passed, 0 failed"

@@ -111,9 +111,10 @@ inline void throw_if(int r, const char *what)
 #define SK__CXX_KEY_CONSTRAINT "X"
 #endif
 #if defined(__PIC__) || defined(__PIE__)
-#define SK__CXX_LISTING_FLAGS "\"aw?\""
+/* Retained like the C listing (statickeys/key.h: lld and --gc-sections). */
+#define SK__CXX_LISTING_FLAGS "\"aw?" SK__RETAIN_FLAG "\""
 #else
-#define SK__CXX_LISTING_FLAGS "\"a?\""
+#define SK__CXX_LISTING_FLAGS "\"a?" SK__RETAIN_FLAG "\""
 #endif
 #define SK__CXX_LISTING(keyp)                                                \
 	__asm__(".pushsection sk_keys, " SK__CXX_LISTING_FLAGS "\n\t"        \

@@ -20,7 +20,8 @@
  * SK__SITE_LINUX_KEY, which tells the runtime the slot has the name word);
  * @name is a string literal.  Both sections take the "?" flag, so a
  * discarded COMDAT copy of the code takes its entry and slot with it.
- * The sk_sites flags must stay those of statickeys/arch/x86_64.h.
+ * The sk_sites flags must stay those of statickeys/arch/x86_64.h (with the
+ * retain flag: the slots are kept through the entries that point at them).
  *
  * A key known only at run time (a pointer variable) must not assemble: gcc
  * prints it as a register, which ".quad %rdi" would accept with a mere
@@ -53,7 +54,7 @@
 			     "2: .quad 0 + " SK__KEY_OPERAND ", "            \
 			     SK__SLOT_NAME_OPERAND "\n\t"                      \
 			     ".popsection\n\t"                               \
-			     ".pushsection sk_sites, \"a?\"\n\t"             \
+			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
 			     ".balign 4\n\t"                                 \
 			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
 			     ".long 2b - ., %c1\n\t"                         \

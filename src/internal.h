@@ -55,6 +55,7 @@ struct sk__object {
 	struct sk__segment segments[SK__MAX_SEGMENTS];
 	unsigned nsegments;
 	uintptr_t lo, hi; /* the span of all its loaded segments */
+	uintptr_t bias;   /* load address minus link-time address */
 };
 
 /* The registered objects, newest first.  Read and changed under the lock. */
@@ -66,6 +67,13 @@ struct sk__site *sk__object_sites_of(struct sk__object *obj,
 /* sk__object_segment_of - the executable segment holding @addr, or NULL. */
 const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr);
+/* sk__site_describe - "0x... (function+0xN in /path)" for messages about
+ * the code at @addr in @obj; reads the object's symbol table from its file,
+ * never the dynamic linker (callable with the patch lock held). */
+void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
+		       char *buf, size_t len);
+/* sk__object_of - the registered object whose segments hold @addr. */
+const struct sk__object *sk__object_of(uintptr_t addr);
 /* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
 bool sk__key_is_valid(const struct sk_key *key);
 
@@ -157,7 +165,8 @@ void sk__trap_after_fork_child(void);
 
 /* ---- writer.c ----------------------------------------------------------- */
 
-/* sk__span - a run of code bytes written in one call. */
+/* sk__span - a run of site bytes (byte-adjacent sites) written in one call;
+ * never covers a byte that is not part of a site. */
 struct sk__span {
 	uintptr_t addr;
 	size_t len;

@@ -4,9 +4,11 @@
  * For every target key, every object is asked for that key's sites (a binary
  * search in its (key, code)-sorted table).  A site whose instruction already
  * matches is skipped, so repeated or redundant updates write nothing.  A site
- * that holds neither of its two valid instructions is a bug or foreign
- * tampering: the whole update is refused before anything is written, naming
- * the site, as the kernel does when old bytes do not match.
+ * that holds neither of its two valid instructions has been changed by
+ * something else - most often a debugger's breakpoint or a uprobe on the site
+ * itself: the whole update is refused before anything is written, naming the
+ * site (address, function, object, the bytes found), as the kernel keeps
+ * kprobes off jump-label sites and refuses when old bytes do not match.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,11 +51,17 @@ static int plan_site(struct patch_list *l, const struct sk__object *obj,
 	if (memcmp(p.old_insn, p.new_insn, size) == 0)
 		return 0;
 	if (memcmp(p.old_insn, jump ? nop : jmp, size) != 0) {
-		sk__warn("site %p of key '%s' in %s holds unexpected bytes "
-			 "(%02x %02x ...); refusing to patch",
-			 (void *)site->code, site->key->name,
-			 *obj->path ? obj->path : "the program", p.old_insn[0],
-			 p.old_insn[1]);
+		char where[512];
+		sk__site_describe(obj, site->code, where, sizeof(where));
+		sk__warn("refusing to update key '%s': its site %s holds "
+			 "%02x %02x %02x %02x %02x, neither of its two "
+			 "instructions%s; no site was changed",
+			 site->key->name, where, p.old_insn[0], p.old_insn[1],
+			 p.old_insn[2], p.old_insn[3], p.old_insn[4],
+			 p.old_insn[0] == sk__arch_trap_byte
+				 ? " (a breakpoint: a debugger or uprobe has "
+				   "put its int3 on it; remove it to update)"
+				 : "");
 		return -EILSEQ;
 	}
 	p.addr = site->code;

@@ -19,6 +19,16 @@
 #   - a SIGTRAP sent with kill()/raise(): true (a stop, as without us);
 #   - gdb's own breakpoints and single-steps: false (gdb handles them).
 # The catchpoint is re-created if deleted (e.g. by `delete`).
+#
+# A gdb breakpoint on a site itself cannot work: gdb saves the byte under its
+# int3 when it inserts it and writes that byte back when it removes it, so a
+# breakpoint inserted while the library is mid-update (its own int3 there)
+# would later put a stray int3 back, and one inserted between the library's
+# check and its write would be overwritten.  The kernel refuses kprobes on
+# jump-label sites for the same reason.  So a breakpoint location on a site
+# is disabled, with a message naming a place to put it instead; the library,
+# for its part, refuses to update a key while any tool's int3 is on one of
+# its sites (-EILSEQ).
 import gdb
 
 _SI_KERNEL = 0x80
@@ -98,14 +108,46 @@ if _state is None:
         num = int(gdb.parse_and_eval("$bpnum"))
         gdb.execute("condition %d $_statickeys_trap()" % num, to_string=True)
         _state["bp"] = num
+        print("statickeys: catchpoint %d lets the library's own int3 traps "
+              "through (see $_statickeys_trap)" % num)
 
     def _deleted(bp):
+        # `delete` with no argument deletes every breakpoint, ours too:
+        # without it the next trap would stop the program mid-instruction.
         if bp.number == _state["bp"]:
             _state["bp"] = None
-            gdb.post_event(_install)
+            try:
+                _install()
+            except gdb.error:
+                gdb.post_event(_install)
 
-    _state["install"] = _install
+    def _check_breakpoint(bp):
+        try:
+            locations = bp.locations
+        except (AttributeError, RuntimeError, gdb.error):
+            return
+        for loc in locations:
+            if not loc.enabled or not _is_site(loc.address):
+                continue
+            loc.enabled = False
+            where = gdb.execute("info symbol 0x%x" % loc.address,
+                                to_string=True).split(" in section")[0]
+            print("statickeys: breakpoint %d at 0x%x (%s) is on a statickeys "
+                  "site, which the library rewrites while keys change; that "
+                  "location is disabled.  Break on the next instruction "
+                  "instead: break *0x%x" % (bp.number, loc.address, where,
+                                            loc.address + 5))
+
+    def _check_all(*_):
+        for bp in gdb.breakpoints():
+            if bp.number != _state["bp"]:
+                _check_breakpoint(bp)
+
     gdb.events.breakpoint_deleted.connect(_deleted)
+    gdb.events.breakpoint_created.connect(_check_breakpoint)
+    gdb.events.breakpoint_modified.connect(_check_breakpoint)
+    # Sites become known when their object registers, after gdb may have
+    # placed breakpoints: look again at every stop (all threads stopped,
+    # nothing inserted yet for the next resume).
+    gdb.events.stop.connect(_check_all)
     _install()
-    print("statickeys: catchpoint %d lets the library's own int3 traps "
-          "through (see $_statickeys_trap)" % _state["bp"])

@@ -69,10 +69,10 @@ run_gdb "$tmp/bps.gdb" 2 300
 check "stops at phase_done (breakpoint 1)" has "hit Breakpoint 1, phase_done"
 check "breakpoint 3 in with_site hit twice" test "$(count 'hit Breakpoint 3, with_site')" -eq 2
 check "breakpoint 4 next to the site hit twice" test "$(count 'hit Breakpoint 4, ')" -eq 2
-check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*gdb_flips.c:3[0-9]"
+check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*flipper.c:3[0-9]"
 check "the catchpoint came back after a bare delete" \
 	test "$(count 'statickeys: catchpoint')" -ge 2
-again=$(sed -n 's/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*gdb_flips.c, line 32\.$/\1/p' "$tmp/out" | tail -n 1)
+again=$(sed -n 's/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*flipper.c, line 32\.$/\1/p' "$tmp/out" | tail -n 1)
 check "breakpoint $again, set again in with_site, hit" has "hit Breakpoint $again, with_site"
 check "the re-created catchpoint was in place then" \
 	grep -Eq "^[0-9]+ +catchpoint .*signal \"SIGTRAP\"" "$tmp/out"
@@ -86,7 +86,7 @@ cat >"$tmp/site.gdb" <<'G'
 break phase_done
 run
 break *site_addr
-break gdb_flips.c:33
+break flipper.c:33
 info breakpoints
 continue
 delete 4

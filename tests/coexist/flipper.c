@@ -1,6 +1,7 @@
 /*
- * gdb_flips.c - the program gdb_test.sh debugs: one thread flips a key back
- * to back while two others run a function holding one of its sites.
+ * flipper.c - the program gdb_test.sh and uprobe_test.sh run under their
+ * tools: one thread flips a key back to back while two others run a
+ * function holding one of its sites.
  *
  * main() runs PHASES phases of PHASE_MS each and calls phase_done(n) after
  * each one, a place for the debugger script to stop and set breakpoints.
@@ -79,8 +80,10 @@ static int find_site(void)
 	const unsigned char *f = (const unsigned char *)with_site;
 	int found = 0;
 
+	/* Byte 0 may be a uprobe's int3 (uprobe_test.sh). */
 	for (int i = 0; i < 48; i++)
-		if (memcmp(f + i, nop5, 5) == 0 && found++ == 0)
+		if ((f[i] == nop5[0] || f[i] == 0xcc) &&
+		    memcmp(f + i + 1, nop5 + 1, 4) == 0 && found++ == 0)
 			site_addr = (uintptr_t)(f + i);
 	after_site_addr = site_addr + 5;
 	return found == 1 && site_addr != (uintptr_t)f ? 0 : -1;

@@ -180,6 +180,10 @@ int sk__writer_ready(void);
 int sk__writer_begin(const struct sk__span *spans, size_t n);
 int sk__writer_write(const struct sk__span *spans, size_t n);
 int sk__writer_end(const struct sk__span *spans, size_t n);
+/* sk__writer_end_serialises - sk__writer_end() interrupts every CPU running
+ * the process (mprotect: the TLB shootdown of taking write permission
+ * away), which patch.c uses as the last step's core sync. */
+bool sk__writer_end_serialises(void);
 const char *sk__writer_name(void);
 /* After fork: the /proc/self/mem descriptor names the parent's memory. */
 void sk__writer_after_fork_child(void);

@@ -23,6 +23,19 @@
  * (its compiled or last-written instruction); if anything else changed one,
  * the batch is refused before a byte is written.
  *
+ * Step 3 and the mprotect writer.  After step 2's sync every CPU has seen
+ * the int3 and the new tail; step 3 turns int3 into the new first byte.  A
+ * CPU that has not refetched yet can only run the int3, which traps, and a
+ * trap after the batch retired is a late trap that re-runs the (now whole)
+ * new instruction (trap.c): either way the new direction.  So step 3's sync
+ * bounds when late traps stop, it is not what makes the update visible.  The
+ * mprotect writer must take write permission away after step 3 anyway, and
+ * that change makes the kernel shoot down the TLB entries of every CPU
+ * running this process (an IPI; the return from it serialises the CPU, the
+ * technique of sync.c's fallback): that is step 3's sync for this writer,
+ * instead of a membarrier.  So the batch interrupts the other CPUs 4 times
+ * (open, 2 membarriers, close), not 5.
+ *
  * Cost, by layout: a run is one write per step, so 56 packed back-to-back
  * sites are 3 writes, and 56 sites each in its own function are 168.  With
  * /proc/self/mem a write is one pwrite (~2 us whether it carries 1 byte or
@@ -192,10 +205,16 @@ static int batch_run(struct batch *b)
 		r = write_and_sync(b);
 		SK_INJECT(SK__INJECT_AFTER_TAIL_WRITE);
 	}
-	/* Step 3: the new first byte makes each new instruction whole. */
+	/* Step 3: the new first byte makes each new instruction whole.  With
+	 * the mprotect writer, restoring the protection (writer_end, below)
+	 * is this step's sync: see "Step 3 and the mprotect writer" above. */
+	bool end_syncs = false;
 	if (r == 0) {
 		image_set(b, 0, 1, true);
-		r = write_and_sync(b);
+		r = sk__writer_write(b->runs, b->nruns);
+		end_syncs = r == 0 && sk__writer_end_serialises();
+		if (r == 0 && !end_syncs)
+			r = sk__sync_cores();
 	}
 	if (r) {
 		sk__warn("code write failed mid-batch (%s); restoring %zu sites",
@@ -213,7 +232,8 @@ static int batch_run(struct batch *b)
 			r = -EIO;
 		}
 	}
-	(void)sk__writer_end(b->runs, b->nruns);
+	if (sk__writer_end(b->runs, b->nruns) != 0 && end_syncs)
+		(void)sk__sync_cores(); /* the shootdown may not have happened */
 	sk__trap_retire();
 	if (r == 0) {
 		sk__count(SK__C_BATCHES, 1);

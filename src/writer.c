@@ -189,6 +189,11 @@ int sk__writer_begin(const struct sk__span *spans, size_t n)
 	return r;
 }
 
+bool sk__writer_end_serialises(void)
+{
+	return current == W_MPROTECT;
+}
+
 int sk__writer_end(const struct sk__span *spans, size_t n)
 {
 	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gdb_test.sh PROGRAM LIBDIR - debug a program that flips keys, with gdb in
+# gdb_test.sh PROGRAM LIBDIR SOURCE - debug a program that flips keys, with gdb in
 # batch mode, at gdb's default settings plus the library's auto-loaded gdb
 # script (LIBDIR/libstatickeys.so.*-gdb.py).  The only setting the test adds
 # is the auto-load safe path for LIBDIR, as a distribution does for the
@@ -15,7 +15,10 @@
 #      the program runs on and exits 0.  (The library's own refusal of an
 #      int3 on a site is tested by coexist_refuse_breakpoint_on_site.)
 set -u
-prog=$1 libdir=$2
+prog=$1 libdir=$2 src=$3
+# Lines of flipper.c: the first of with_site()'s body, and its `if` (the site).
+body_line=$(grep -n 'sink += x \* 3;' "$src" | cut -d: -f1)
+if_line=$(grep -n 'if (sk_branch_unlikely(&k))' "$src" | cut -d: -f1)
 command -v gdb >/dev/null || { echo "SKIPPED: gdb is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -69,10 +72,10 @@ run_gdb "$tmp/bps.gdb" 2 300
 check "stops at phase_done (breakpoint 1)" has "hit Breakpoint 1, phase_done"
 check "breakpoint 3 in with_site hit twice" test "$(count 'hit Breakpoint 3, with_site')" -eq 2
 check "breakpoint 4 next to the site hit twice" test "$(count 'hit Breakpoint 4, ')" -eq 2
-check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*flipper.c:3[0-9]"
+check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*flipper.c:$((if_line + 2))"
 check "the catchpoint came back after a bare delete" \
 	test "$(count 'statickeys: catchpoint')" -ge 2
-again=$(sed -n 's/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*flipper.c, line 32\.$/\1/p' "$tmp/out" | tail -n 1)
+again=$(sed -n "s/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*flipper.c, line $body_line\.\$/\1/p" "$tmp/out" | tail -n 1)
 check "breakpoint $again, set again in with_site, hit" has "hit Breakpoint $again, with_site"
 check "the re-created catchpoint was in place then" \
 	grep -Eq "^[0-9]+ +catchpoint .*signal \"SIGTRAP\"" "$tmp/out"
@@ -82,11 +85,11 @@ check "no update refused" has " 0 refused, 0 other errors"
 
 # 3. Breakpoints on the site itself: by address, and by the line of the
 #    `if (sk_branch_unlikely(...))`, whose first instruction is the site.
-cat >"$tmp/site.gdb" <<'G'
+cat >"$tmp/site.gdb" <<G
 break phase_done
 run
 break *site_addr
-break flipper.c:33
+break flipper.c:$if_line
 info breakpoints
 continue
 delete 4

@@ -49,7 +49,7 @@ def plot_update(res, out):
                label="kernel 2019 (reference): 57 ms / 1.4 ms")
     ax.set(xscale="log", yscale="log", xlabel="sites of the key",
            ylabel="flip latency (us)", title="Update latency")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")
     ax2.axhline(3, color="grey", ls="--", lw=1, label="goal: <= 3")
     ax2.set(xscale="log", yscale="log", xlabel="sites of the key",
             ylabel="core syncs per flip", title="Core syncs (membarrier)")

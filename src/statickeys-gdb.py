@@ -25,10 +25,11 @@
 # breakpoint inserted while the library is mid-update (its own int3 there)
 # would later put a stray int3 back, and one inserted between the library's
 # check and its write would be overwritten.  The kernel refuses kprobes on
-# jump-label sites for the same reason.  So a breakpoint location on a site
-# is disabled, with a message naming a place to put it instead; the library,
-# for its part, refuses to update a key while any tool's int3 is on one of
-# its sites (-EILSEQ).
+# jump-label sites for the same reason.  So a breakpoint with a location on
+# a site is deleted, with a message naming a place to put it instead (its
+# other locations, if any, are kept as new breakpoints); the library, for its
+# part, refuses to update a key while any tool's int3 is on one of its sites
+# (-EILSEQ).
 import gdb
 
 _SI_KERNEL = 0x80
@@ -122,26 +123,43 @@ if _state is None:
                 gdb.post_event(_install)
 
     def _check_breakpoint(bp):
+        if not bp.is_valid() or bp.number == _state["bp"]:
+            return
         try:
             locations = bp.locations
         except (AttributeError, RuntimeError, gdb.error):
             return
-        for loc in locations:
-            if not loc.enabled or not _is_site(loc.address):
-                continue
-            loc.enabled = False
-            where = gdb.execute("info symbol 0x%x" % loc.address,
+        on_site = [loc.address for loc in locations if _is_site(loc.address)]
+        if not on_site:
+            return
+        others = [loc.address for loc in locations
+                  if loc.address not in on_site]
+        # Disabling the location is not enough: gdb marks a location
+        # "permanent" when it finds an int3 in memory there (ours, mid-
+        # update), and steps a thread past a permanent breakpoint by moving
+        # its pc one byte on, into the middle of the site.  So it goes.
+        cond, cmds = bp.condition, bp.commands
+        number = bp.number
+        bp.delete()
+        for addr in on_site:
+            where = gdb.execute("info symbol 0x%x" % addr,
                                 to_string=True).split(" in section")[0]
             print("statickeys: breakpoint %d at 0x%x (%s) is on a statickeys "
-                  "site, which the library rewrites while keys change; that "
-                  "location is disabled.  Break on the next instruction "
-                  "instead: break *0x%x" % (bp.number, loc.address, where,
-                                            loc.address + 5))
+                  "site, which the library rewrites while keys change; "
+                  "deleted.  Break on the next instruction instead: "
+                  "break *0x%x" % (number, addr, where, addr + 5))
+        for addr in others:
+            nb = gdb.Breakpoint("*0x%x" % addr)
+            if cond:
+                nb.condition = cond
+            if cmds:
+                nb.commands = cmds
+            print("statickeys: breakpoint %d keeps its other location as "
+                  "breakpoint %d at 0x%x" % (number, nb.number, addr))
 
     def _check_all(*_):
-        for bp in gdb.breakpoints():
-            if bp.number != _state["bp"]:
-                _check_breakpoint(bp)
+        for bp in list(gdb.breakpoints()):
+            _check_breakpoint(bp)
 
     gdb.events.breakpoint_deleted.connect(_deleted)
     gdb.events.breakpoint_created.connect(_check_breakpoint)

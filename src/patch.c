@@ -36,11 +36,12 @@
  * instead of a membarrier.  So the batch interrupts the other CPUs 4 times
  * (open, 2 membarriers, close), not 5.
  *
- * Cost, by layout: a run is one write per step, so 56 packed back-to-back
- * sites are 3 writes, and 56 sites each in its own function are 168.  With
- * /proc/self/mem a write is one pwrite (~2 us whether it carries 1 byte or
- * 4 KiB); with the mprotect writer it is a few byte stores, and the cost is
- * the two protection changes per batch (writer.c), whatever the layout.
+ * Cost, by layout: a run is one write per step, so 56 sites that touch one
+ * another are 3 writes, and 56 sites in 56 functions are 168, whether the
+ * functions are 16 bytes or a page apart.  With /proc/self/mem a write is
+ * one pwrite (~1-2 us whether it carries 1 byte or 4 KiB); with the mprotect
+ * writer it is a few byte stores, and the cost is the two protection changes
+ * per batch (writer.c), whatever the layout.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -55,8 +56,8 @@ struct batch {
 	size_t n;
 	struct sk__span *runs;   /* byte-adjacent sites, one write per step */
 	size_t nruns;
-	unsigned char *image;    /* the bytes of every run, concatenated */
-	size_t *image_off;       /* per patch: its site's offset in image */
+	unsigned char *image;    /* patch i's site bytes at i * site size; a
+				    run's bytes are contiguous there too */
 };
 
 /* Two sites whose bytes touch may be written together: no foreign byte
@@ -74,9 +75,8 @@ static int batch_plan(struct batch *b)
 	size_t site = sk__arch_site_size;
 
 	b->runs = calloc(b->n, sizeof(*b->runs));
-	b->image_off = calloc(b->n, sizeof(*b->image_off));
 	b->image = malloc(b->n * site);
-	if (!b->runs || !b->image_off || !b->image)
+	if (!b->runs || !b->image)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
 		struct sk__patch *p = &b->p[i];
@@ -90,7 +90,6 @@ static int batch_plan(struct batch *b)
 			r->segment = p->segment;
 			r->bytes = b->image + i * site;
 		}
-		b->image_off[i] = i * site;
 		memcpy(b->image + i * site, p->old_insn, site);
 	}
 	return 0;
@@ -100,7 +99,6 @@ static void batch_free(struct batch *b)
 {
 	free(b->runs);
 	free(b->image);
-	free(b->image_off);
 }
 
 /* Step 1 may only write over the bytes update.c planned from.  A debugger
@@ -133,7 +131,7 @@ static bool image_set(struct batch *b, unsigned from, unsigned to, bool new_)
 	for (size_t i = 0; i < b->n; i++) {
 		const unsigned char *src =
 			new_ ? b->p[i].new_insn : b->p[i].old_insn;
-		unsigned char *dst = b->image + b->image_off[i];
+		unsigned char *dst = b->image + i * sk__arch_site_size;
 		for (unsigned j = from; j < to; j++) {
 			changed |= dst[j] != src[j];
 			dst[j] = src[j];
@@ -145,7 +143,7 @@ static bool image_set(struct batch *b, unsigned from, unsigned to, bool new_)
 static bool image_trap_all(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		b->image[b->image_off[i]] = sk__arch_trap_byte;
+		b->image[i * sk__arch_site_size] = sk__arch_trap_byte;
 	return b->n > 0;
 }
 

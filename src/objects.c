@@ -176,6 +176,7 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!mine)
 		return 0;
+	obj->bias = info->dlpi_addr;
 	obj->lo = UINTPTR_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

@@ -35,4 +35,22 @@ c++ -std=c++17 "$src/tests/install/consumer_frontends.cpp" \
 	$(pkg-config --cflags --libs statickeys) -Wl,-rpath,"$libdir" \
 	-o "$tmp/consumer_frontends"
 "$tmp/consumer_frontends"
-echo "4 passed, 0 failed"
+# 5. The gdb script lands where gdb auto-loads it for this prefix, and gdb
+#    loads it (for /usr, gdb's default directories already cover it).
+script=$(find "$prefix/share/gdb/auto-load" -name 'libstatickeys.so.*-gdb.py' 2>/dev/null)
+case "$script" in
+"$prefix/share/gdb/auto-load$libdir/libstatickeys.so."*-gdb.py) ;;
+*) echo "gdb script not installed under share/gdb/auto-load$libdir: '$script'"; exit 1 ;;
+esac
+n=5
+if command -v gdb >/dev/null; then
+	gdb -nx -batch -iex "add-auto-load-scripts-directory $prefix/share/gdb/auto-load" \
+		-iex "add-auto-load-safe-path $prefix/share/gdb/auto-load" \
+		-ex run "$tmp/consumer_pc" >"$tmp/gdb.log" 2>&1
+	grep -q "statickeys: catchpoint" "$tmp/gdb.log" ||
+		{ cat "$tmp/gdb.log"; echo "gdb did not auto-load the installed script"; exit 1; }
+	n=6
+else
+	echo "gdb not installed: auto-loading not checked"
+fi
+echo "$n passed, 0 failed"

@@ -16,7 +16,7 @@
 
 #include <statickeys.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 #include "skctl_json.h"
 
 SK_DEFINE_KEY_FALSE_DESC(fuzz_a, "a \"quoted\" \\ description\twith a tab");

@@ -2,7 +2,7 @@
  * statickeys/export.h - symbol visibility for the library's public API.
  *
  * The library is built with hidden visibility by default; only symbols marked
- * SK_API are exported (and listed in src/libstatickeys.map).
+ * SK_API are exported (and listed in src/arch/x86_64/libstatickeys.map).
  */
 #ifndef STATICKEYS_EXPORT_H
 #define STATICKEYS_EXPORT_H

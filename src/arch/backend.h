@@ -1,10 +1,28 @@
 /*
- * src/arch/backend.h - what an architecture provides to the runtime.
+ * src/arch/backend.h - the porting contract: what an architecture provides
+ * to the runtime.
  *
- * One file per architecture implements these (src/arch/x86_64.c, ...); the
+ * One folder per architecture implements it (src/arch/x86_64/, ...); the
  * rest of the runtime never looks at instruction bytes or signal contexts.
- * All functions are called with the patch lock held unless noted; the trap
- * functions run inside a signal handler and must be async-signal-safe.
+ * To port: the site macro in include/statickeys/arch/<arch>.h (one
+ * instruction, a jump or a no-op, and its sk_sites entry), then these:
+ *
+ *   site primitives   size, encoding, destination, trap address, set pc,
+ *                     serialise self.  Leaves: they call nothing, and the
+ *                     OS layer may use them (os/sync.c: sk__arch_serialize_self).
+ *   batch protocol    sk__patch_apply(): rewrite a batch of sites safely while
+ *                     other threads run them, with the OS layer's writer and
+ *                     core sync (x86-64: the int3 protocol, 3 syncs; an
+ *                     architecture whose jump <-> no-op change is atomic for
+ *                     concurrent execution: store, flush, 1 sync).
+ *   update admission  sk__arch_update_allowed(): may this update run, given
+ *                     the process's threads (x86-64: SIGTRAP deliverable).
+ *   traps             the trap index and stuck sites (no-ops without traps).
+ *   fork              sk__arch_after_fork_child().
+ *
+ * All functions are called with the patch lock held unless noted; return 0
+ * or a negative errno; the trap functions run inside a signal handler and
+ * must be async-signal-safe.  docs/porting.md has the whole story.
  */
 #ifndef SK_ARCH_BACKEND_H
 #define SK_ARCH_BACKEND_H
@@ -12,6 +30,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "os/os.h"
 
 #define SK__SITE_MAX 8 /* bytes; the largest site of any architecture */
 
@@ -40,5 +60,43 @@ void sk__arch_set_pc(void *ucontext, uintptr_t pc);
 /* sk__arch_serialize_self - make this CPU refetch instructions (used where
  * membarrier does not serialise the caller, Linux < 5.11). */
 void sk__arch_serialize_self(void);
+
+
+/* ==== The batch protocol ================================================= */
+
+/* sk__patch - one site change, planned by the core. */
+struct sk__patch {
+	uintptr_t addr;
+	uintptr_t dest; /* where a trapped thread resumes: the new direction */
+	const struct sk__segment *segment; /* NULL: write this site alone */
+	unsigned char old_insn[SK__SITE_MAX];
+	unsigned char new_insn[SK__SITE_MAX];
+};
+
+/* sk__patch_apply - apply @n changes sorted by address as one batch, safely
+ * while other threads run them, with the OS layer's writer and core sync.
+ * Return: 0 or -errno; on error every site holds its old instruction again.
+ * -EILSEQ: site *@changed no longer holds old_insn (another tool wrote it
+ * since it was planned); nothing was written. */
+int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed);
+
+/* sk__arch_update_allowed - before a key update's batch: 0, or -EBUSY (with
+ * a message naming it) if some thread would not survive the protocol (x86:
+ * a thread that blocks SIGTRAP would be killed by a changing site's int3).
+ * Architectures without a trap protocol return 0. */
+int sk__arch_update_allowed(void);
+
+/* ==== Traps (architectures whose protocol traps; no-ops elsewhere) ======== */
+
+/* sk__trap_set_sites - the sorted addresses of all live sites, for traps
+ * that arrive after their batch retired. Takes ownership of @addrs. */
+void sk__trap_set_sites(uintptr_t *addrs, size_t n);
+/* sk__trap_forget_stuck - drop stuck sites in [@lo, @hi), an object that is
+ * being unloaded; returns once no handler can still be reading them. */
+void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
+
+/* sk__arch_after_fork_child - in a fork child: forget what named the
+ * parent's threads (trap handler readers, thread descriptors). */
+void sk__arch_after_fork_child(void);
 
 #endif /* SK_ARCH_BACKEND_H */

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 
 #include "../check.h"
 

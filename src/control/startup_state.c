@@ -1,5 +1,5 @@
 /*
- * src/env_state.c - start-up state from the environment.
+ * src/control/startup_state.c - start-up state from the environment.
  *
  *	STATICKEYS="tracing=1,fast_path=0,libplugin.so:verbose=on"
  *	STATICKEYS_CONTROL=1            (or a socket path)
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 #include "statickeys/control.h"
 
 #define MAX_ENTRIES 256

@@ -1,5 +1,5 @@
 /*
- * src/registry.c - key names, look-up and snapshots (statickeys/registry.h).
+ * src/control/names.c - key names, look-up and snapshots (statickeys/registry.h).
  *
  * Keys are found through the "sk_keys" section of every registered object.
  * A snapshot copies what it needs (names, descriptions, file names, counts)
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 #include "statickeys/registry.h"
 
 static char program_file[PATH_MAX];
@@ -239,7 +239,6 @@ SK_API int sk_keys_snapshot(struct sk_key_info **out, size_t *n)
 {
 	if (!out || !n)
 		return -EINVAL;
-	sk__runtime_init();
 	int r = sk__lock();
 	if (r)
 		return r;

@@ -1,7 +1,7 @@
 /*
- * src/arch/x86_64.c - x86-64 sites: NOP5 (0f 1f 44 00 00) or JMP rel32.
+ * src/arch/x86_64/site.c - x86-64 sites: NOP5 (0f 1f 44 00 00) or JMP rel32.
  *
- * The int3 protocol in patch.c needs only these facts: a site is 5 bytes,
+ * The int3 protocol in int3_batch.c needs only these facts: a site is 5 bytes,
  * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
  * with SIGTRAP (si_code SI_KERNEL; TRAP_BRKPT under valgrind) and the
  * instruction pointer one past it.

@@ -1,5 +1,5 @@
 /*
- * src/stats.c - counters and duration histograms.
+ * src/os/stats.c - counters and duration histograms.
  *
  * Everything is a relaxed atomic add: the trap handler counts from signal
  * context, and a reader (the control socket, a benchmark) never takes the
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "os/os.h"
 
 static uint64_t counters[SK__C_COUNT];
 static struct sk_histogram hists[SK_HIST_COUNT];

@@ -1,5 +1,5 @@
 /*
- * src/patch.c - the int3 protocol over one batch of site changes.
+ * src/arch/x86_64/int3_batch.c - the int3 protocol over one batch of site changes.
  *
  * x86 only promises that a thread sees sane instructions while another thread
  * rewrites them if the rewrite follows the recipe the kernel uses
@@ -47,9 +47,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "arch/x86_64/x86_64.h"
 
-size_t sk__batch_limit;
 
 struct batch {
 	struct sk__patch *p;
@@ -104,20 +103,12 @@ static void batch_free(struct batch *b)
 /* Step 1 may only write over the bytes update.c planned from.  A debugger
  * or uprobe that put its int3 on a site since (the patch lock does not stop
  * them) makes the whole batch fail before anything is written. */
-static int batch_verify(const struct batch *b)
+static int batch_verify(const struct batch *b, size_t *changed)
 {
 	for (size_t i = 0; i < b->n; i++)
 		if (memcmp((const void *)b->p[i].addr, b->p[i].old_insn,
 			   sk__arch_site_size) != 0) {
-			const unsigned char *c = (const void *)b->p[i].addr;
-			char where[512];
-			sk__site_describe(sk__object_of(b->p[i].addr),
-					  b->p[i].addr, where, sizeof(where));
-			sk__warn("refusing the update: site %s changed while it "
-				 "was being planned (now %02x %02x %02x %02x "
-				 "%02x): another tool writes this code; no site "
-				 "was changed", where, c[0], c[1], c[2], c[3],
-				 c[4]);
+			*changed = i; /* the core names it (update.c) */
 			return -EILSEQ;
 		}
 	return 0;
@@ -181,13 +172,13 @@ static int batch_rollback(struct batch *b)
 	return r;
 }
 
-static int batch_run(struct batch *b)
+static int batch_run(struct batch *b, size_t *changed)
 {
 	unsigned size = sk__arch_site_size;
 	int r = batch_plan(b);
 
 	if (r == 0)
-		r = batch_verify(b);
+		r = batch_verify(b, changed);
 	if (r == 0)
 		r = sk__writer_begin(b->runs, b->nruns);
 	if (r)
@@ -240,7 +231,7 @@ static int batch_run(struct batch *b)
 	return r;
 }
 
-int sk__patch_apply(struct sk__patch *patches, size_t n)
+int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 {
 	int r = sk__writer_ready();
 
@@ -249,25 +240,14 @@ int sk__patch_apply(struct sk__patch *patches, size_t n)
 	r = sk__trap_install();
 	if (r)
 		return r;
-	size_t step = sk__batch_limit ? sk__batch_limit : n;
-	for (size_t i = 0; i < n; i += step) {
-		struct batch b = { .p = patches + i,
-				   .n = n - i < step ? n - i : step };
-		r = batch_run(&b);
-		batch_free(&b);
-		if (r)
-			return r;
-	}
-	return 0;
+	struct batch b = { .p = patches, .n = n };
+	r = batch_run(&b, changed);
+	batch_free(&b);
+	return r;
 }
 
-SK_API int sk_config_set_batch_limit(size_t max_sites)
+void sk__arch_after_fork_child(void)
 {
-	int r = sk__lock();
-
-	if (r)
-		return r;
-	sk__batch_limit = max_sites;
-	sk__unlock();
-	return 0;
+	sk__trap_after_fork_child();
+	sk__threads_after_fork_child();
 }

@@ -1,5 +1,5 @@
 /*
- * src/site_name.c - naming a site in an error message.
+ * src/core/site_name.c - naming a site in an error message.
  *
  * A refused update must say which code it refused to touch: address,
  * function, object, bytes found.  dladdr() would name the function, but it
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static bool read_at(int fd, void *buf, size_t len, off_t off)
 {

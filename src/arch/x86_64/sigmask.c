@@ -1,5 +1,5 @@
 /*
- * src/sigmask.c - keep SIGTRAP deliverable in every thread.
+ * src/arch/x86_64/sigmask.c - keep SIGTRAP deliverable in every thread.
  *
  * While a batch runs, the first byte of each changing site is int3.  A thread
  * that executes it with SIGTRAP blocked is not given to our handler: the
@@ -63,7 +63,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "arch/x86_64/x86_64.h"
 
 #define SK_EXPORT __attribute__((visibility("default")))
 

@@ -1,9 +1,10 @@
 /*
- * src/control_plane.h - private interfaces of the control plane (prefix sk__):
- * names (registry.c), multi-key commits (commit.c), the start-up state from
- * the environment (env_state.c), the request language (control_protocol.c),
- * carrying out requests (control_handler.c) and the socket server
- * (control_server.c).
+ * src/control/control.h - private interfaces of the control plane (prefix
+ * sk__): key names (names.c), multi-key commits (commit.c), the start-up
+ * state from the environment (startup_state.c), the request language
+ * (protocol.c), carrying out requests (handler.c) and the socket server
+ * (server.c).  The top layer: it calls the core, nothing calls it but
+ * runtime.c.
  */
 #ifndef SK_CONTROL_PLANE_H
 #define SK_CONTROL_PLANE_H
@@ -11,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "statickeys/commit.h"
 
 /* ---- commit.c ------------------------------------------------------------ */
@@ -21,7 +22,7 @@
  * Counts updates and errors; does not record update latency. */
 int sk__commit_locked(const struct sk_key_change *changes, size_t n);
 
-/* ---- registry.c ---------------------------------------------------------- */
+/* ---- names.c ------------------------------------------------------------ */
 
 /* sk__object_file - the file name of @obj: its path, or the program's. */
 const char *sk__object_file(const struct sk__object *obj);
@@ -41,14 +42,14 @@ int sk__keys_snapshot_locked(struct sk_key_info **out, size_t *n);
  * or -EEXIST when a plain identifier names several keys. */
 long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
 
-/* ---- env_state.c --------------------------------------------------------- */
+/* ---- startup_state.c------------------------------------------------------ */
 
 /* sk__control_init - once, from runtime init: read STATICKEYS (applied to
  * each object as it registers) and start the server if STATICKEYS_CONTROL
  * asks for it. */
 void sk__control_init(void);
 
-/* ---- control_protocol.c: the request language --------------------------- */
+/* ---- protocol.c: the request language --------------------------- */
 
 enum sk__op {
 	SK__OP_BLANK, /* an empty line: no reply */

@@ -1,5 +1,5 @@
 /*
- * src/key.c - the kernel's static key semantics (kernel/jump_label.c).
+ * src/core/key.c - the kernel's static key semantics (kernel/jump_label.c).
  *
  * key->enabled is the reference count.  Fast paths change it with a
  * compare-and-swap when no site has to change (inc of an enabled key, dec
@@ -14,7 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static int load(const struct sk_key *key)
 {
@@ -34,7 +34,6 @@ static int begin(struct sk_key *key, uint64_t *t0)
 	if (!sk__key_is_valid(key))
 		return -EINVAL;
 	*t0 = sk__now_ns();
-	sk__runtime_init();
 	return sk__lock();
 }
 

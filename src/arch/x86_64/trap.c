@@ -1,5 +1,6 @@
 /*
- * src/trap.c - the SIGTRAP handler that resumes threads caught mid-update.
+ * src/arch/x86_64/trap.c - the SIGTRAP handler that resumes threads caught
+ * mid-update.
  *
  * While a batch runs, the first byte of each changing site is int3.  A thread
  * that executes it traps; we look its address up in the batch (binary search
@@ -28,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "arch/x86_64/x86_64.h"
 
 struct trap_batch {
 	const struct sk__patch *v;

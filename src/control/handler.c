@@ -1,5 +1,5 @@
 /*
- * src/control_handler.c - carrying out one control request.
+ * src/control/handler.c - carrying out one control request.
  *
  * A request that changes keys resolves its names and commits the changes
  * under one hold of the patch lock: between looking a name up and flipping
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 #include "statickeys/registry.h"
 #include "statickeys/stats.h"
 
@@ -115,7 +115,6 @@ static int commit_names(const struct sk__request *req, size_t *bad)
 	size_t n;
 	uint64_t t0 = sk__now_ns();
 
-	sk__runtime_init();
 	int r = sk__lock();
 	if (r)
 		return r;

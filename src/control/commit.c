@@ -1,5 +1,5 @@
 /*
- * src/commit.c - many keys flipped as one batch (statickeys/commit.h).
+ * src/control/commit.c - many keys flipped as one batch (statickeys/commit.h).
  *
  * A commit is what sk_key_enable()/sk_key_disable() do for one key, done for
  * all keys at once under one hold of the patch lock, with one call to
@@ -28,7 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 
 /* One key of a commit after de-duplication, with what was done to it. */
 struct commit_item {
@@ -159,7 +159,6 @@ SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
 	if (n == 0)
 		return 0;
 	uint64_t t0 = sk__now_ns();
-	sk__runtime_init();
 	int r = sk__lock();
 	if (r == 0) {
 		r = sk__commit_locked(changes, n);

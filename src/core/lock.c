@@ -1,19 +1,28 @@
 /*
- * src/lock.c - the patch lock, one-time runtime set-up, fork safety.
+ * src/core/lock.c - the patch lock, and whether its caller runs a signal
+ * handler.
  *
  * One mutex serialises every change to code and to the object registry (the
  * kernel's jump_label_mutex).  It is error-checking so that a thread which
  * re-enters an update (from a signal handler that interrupted one) gets
- * -EDEADLK instead of hanging.  Fork takes the lock in the prepare handler,
- * so a child never inherits text in the middle of a batch.
+ * -EDEADLK instead of hanging.  Fork takes the lock in the prepare handler
+ * (runtime.c), so a child never inherits text in the middle of a batch.
+ *
+ * Is the caller running a signal handler?  The slow paths take a mutex and
+ * allocate memory, neither of which is async-signal-safe: a handler that
+ * interrupted malloc, or our own trap handler, would deadlock.  We find out
+ * by unwinding the caller's stack with the compiler's unwinder, which marks
+ * the frame the kernel pushed for a signal (glibc's __restore_rt carries
+ * "signal frame" unwind information).  A frame without unwind information
+ * stops the walk early; the answer is then "no".
  */
 #include <errno.h>
 #include <pthread.h>
+#include <unwind.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 static pthread_mutex_t patch_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static uint64_t hold_start_ns;
 static pthread_t holder;
 static bool held;
@@ -51,39 +60,44 @@ bool sk__lock_held_by_me(void)
 	       pthread_equal(holder, pthread_self());
 }
 
-static void fork_prepare(void)
+void sk__lock_before_fork(void)
 {
 	pthread_mutex_lock(&patch_lock);
 }
 
-static void fork_parent(void)
+void sk__lock_after_fork_parent(void)
 {
 	pthread_mutex_unlock(&patch_lock);
 }
 
-static void fork_child(void)
+void sk__lock_after_fork_child(void)
 {
 	/* The owner recorded in the mutex is the parent's thread; a fresh
 	 * mutex is the only portable way to release it in the child. */
 	pthread_mutex_t fresh = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 	patch_lock = fresh;
 	held = false;
-	sk__writer_after_fork_child();
-	sk__trap_after_fork_child();
-	sk__threads_after_fork_child();
 }
 
-static void runtime_init_once(void)
+static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
+					     void *arg)
 {
-	/* Registering for membarrier waits for a grace period once the process
-	 * has several threads, so it happens here, from the first object's
-	 * constructor, while the program is usually still single-threaded. */
-	sk__sync_init();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	sk__control_init(); /* STATICKEYS, STATICKEYS_CONTROL */
+	int before_insn = 0;
+
+	(void)_Unwind_GetIPInfo(ctx, &before_insn);
+	if (before_insn) {
+		/* Only signal frames resume *at* their IP, not after a call. */
+		*(bool *)arg = true;
+		return _URC_END_OF_STACK;
+	}
+	return _URC_NO_REASON;
 }
 
-void sk__runtime_init(void)
+bool sk__in_signal_handler(void)
 {
-	pthread_once(&init_once, runtime_init_once);
+	bool found = false;
+
+	_Unwind_Backtrace(note_signal_frame, &found);
+	return found;
 }
+

@@ -1,10 +1,10 @@
 /*
- * src/writer.c - writing code bytes.
+ * src/os/writer.c - writing code bytes.
  *
  * procmem (default): pwrite() to /proc/self/mem.  The kernel writes through
  * its own mapping of the page (FOLL_FORCE), so our code pages are never
  * mapped writable: W^X holds at all times.  One pwrite per run of site bytes
- * (patch.c); each costs a system call and a page lookup (~2 us), whatever
+ * (arch/x86_64/int3_batch.c); each costs a system call and a page lookup (~2 us), whatever
  * its length, so a batch costs ~2 us x 3 x (runs), i.e. per site when sites
  * are spread over the program.
  *
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "os/os.h"
 #include "statickeys/config.h"
 
 enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
@@ -130,22 +130,16 @@ int sk__writer_ready(void)
 	return -EPERM;
 }
 
-SK_API int sk_config_set_writer(int writer)
+int sk__writer_select(int writer)
 {
 	if (writer != W_PROCMEM && writer != W_MPROTECT)
 		return -EINVAL;
-	int r = sk__lock();
-	if (r)
-		return r;
 	if (current == W_UNPROBED)
 		(void)sk__writer_ready();
-	r = probe(writer);
-	if (r == 0)
-		current = writer;
-	else
-		r = -ENOTSUP;
-	sk__unlock();
-	return r;
+	if (probe(writer) != 0)
+		return -ENOTSUP;
+	current = writer;
+	return 0;
 }
 
 /* Apply the open (RWX) or closed (the segment's own) protection to the code

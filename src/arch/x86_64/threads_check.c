@@ -1,18 +1,10 @@
 /*
- * src/threads_check.c - may this update run, given the state of our threads?
+ * src/arch/x86_64/threads_check.c - may this update run, given the state of
+ * our threads?
  *
- * Two questions are asked before code is rewritten.
+ * Before code is rewritten: does another thread block SIGTRAP?
  *
- * 1. Is the caller running a signal handler?  The slow paths take a mutex and
- *    allocate memory, neither of which is async-signal-safe: a handler that
- *    interrupted malloc, or our own trap handler, would deadlock.  We find
- *    out by unwinding the caller's stack with the compiler's unwinder, which
- *    marks the frame the kernel pushed for a signal (glibc's __restore_rt
- *    carries "signal frame" unwind information).  A frame without unwind
- *    information stops the walk early; the answer is then "no", as before
- *    this check existed.
- *
- * 2. Does another thread block SIGTRAP?  While a batch runs, the first byte
+ *    While a batch runs, the first byte
  *    of each changing site is int3.  A thread that executes it with SIGTRAP
  *    blocked is not given to our handler: the kernel resets SIGTRAP to its
  *    default action and kills the whole process.  sigmask.c keeps SIGTRAP
@@ -61,35 +53,10 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <unwind.h>
 
-#include "internal.h"
+#include "arch/x86_64/x86_64.h"
 
-/* ---- 1. called from a signal handler? ------------------------------------ */
-
-static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
-					     void *arg)
-{
-	int before_insn = 0;
-
-	(void)_Unwind_GetIPInfo(ctx, &before_insn);
-	if (before_insn) {
-		/* Only signal frames resume *at* their IP, not after a call. */
-		*(bool *)arg = true;
-		return _URC_END_OF_STACK;
-	}
-	return _URC_NO_REASON;
-}
-
-bool sk__in_signal_handler(void)
-{
-	bool found = false;
-
-	_Unwind_Backtrace(note_signal_frame, &found);
-	return found;
-}
-
-/* ---- 2. threads that block SIGTRAP -------------------------------------- */
+/* ---- threads that block SIGTRAP -------------------------------------- */
 
 #define RECHECKS 28
 #define FIRST_PAUSE_NS 100000L  /* 0.1 ms, doubled each time ... */
@@ -301,7 +268,7 @@ static void pause_ns(long ns)
 	nanosleep(&ts, NULL);
 }
 
-int sk__threads_check_sigtrap(void)
+int sk__arch_update_allowed(void)
 {
 	static long last_warned;
 	struct blocker b;

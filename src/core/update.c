@@ -1,5 +1,5 @@
 /*
- * src/update.c - from key states to the sites that must change.
+ * src/core/update.c - from key states to the sites that must change.
  *
  * For every target key, every object is asked for that key's sites (a binary
  * search in its (key, code)-sorted table).  A site whose instruction already
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 struct patch_list {
 	struct sk__patch *v;
@@ -101,13 +101,45 @@ static int patch_addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A site another tool wrote between planning and the batch's first write:
+ * the batch was refused before writing anything; say which site. */
+static void report_changed(const struct sk__patch *p)
+{
+	const unsigned char *c = (const void *)p->addr;
+	char where[512];
+
+	sk__site_describe(sk__object_of(p->addr), p->addr, where, sizeof(where));
+	sk__warn("refusing the update: site %s changed while it was being "
+		 "planned (now %02x %02x %02x %02x %02x): another tool writes "
+		 "this code; no site was changed", where, c[0], c[1], c[2], c[3],
+		 c[4]);
+}
+
+/* The planned changes as batches of at most sk__batch_limit sites (all of
+ * them in one batch by default). */
+static int apply_batches(struct sk__patch *v, size_t n)
+{
+	size_t step = sk__batch_limit ? sk__batch_limit : n;
+
+	for (size_t i = 0; i < n; i += step) {
+		size_t changed = 0;
+		int r = sk__patch_apply(v + i, n - i < step ? n - i : step,
+					&changed);
+		if (r == -EILSEQ)
+			report_changed(&v[i + changed]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 static int apply_list(struct patch_list *l, int r)
 {
 	if (r == 0 && l->n) {
 		/* Tables are sorted by key, then address: a batch over one key
 		 * in one object is already in order; merge the rest. */
 		qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
-		r = sk__patch_apply(l->v, l->n);
+		r = apply_batches(l->v, l->n);
 	}
 	free(l->v);
 	return r;
@@ -128,9 +160,9 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 		}
 	}
 	/* Only key updates are checked: an object being registered is not
-	 * running yet, so nobody can meet the int3 in its sites. */
+	 * running yet, so nobody can meet a changing site in it. */
 	if (r == 0 && l.n)
-		r = sk__threads_check_sigtrap();
+		r = sk__arch_update_allowed();
 	return apply_list(&l, r);
 }
 

@@ -1,5 +1,5 @@
 /*
- * src/sync.c - making every CPU that runs our threads refetch instructions.
+ * src/os/sync.c - making every CPU that runs our threads refetch instructions.
  *
  * Preferred: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE), Linux
  * 4.16+.  It interrupts only CPUs currently running this process; threads
@@ -24,7 +24,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "arch/backend.h" /* sk__arch_serialize_self: a leaf */
+#include "os/os.h"
 
 enum method { SYNC_MEMBARRIER, SYNC_MPROTECT, SYNC_NONE };
 

@@ -1,5 +1,5 @@
 /*
- * src/control_server.c - the control socket and the thread that serves it.
+ * src/control/server.c - the control socket and the thread that serves it.
  *
  * One thread, one poll loop, up to SK_CONTROL_MAX_CLIENTS connections, all
  * non-blocking.  The loop never waits on one client: a client that stops
@@ -30,7 +30,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 #include "statickeys/control.h"
 
 struct conn {

@@ -1,5 +1,5 @@
 /*
- * src/control_protocol.c - the control socket's request language and the
+ * src/control/protocol.c - the control socket's request language and the
  * JSON it answers in.
  *
  * A request is one line of words separated by blanks:
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control_plane.h"
+#include "control/control.h"
 
 static const struct {
 	const char *word;

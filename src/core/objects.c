@@ -1,5 +1,5 @@
 /*
- * src/objects.c - the registry of linked objects, their sites and keys.
+ * src/core/objects.c - the registry of linked objects, their sites and keys.
  *
  * Each executable, shared library and dlopen'd plugin that contains sites or
  * keys registers itself from its constructors (statickeys/object.h) and
@@ -43,7 +43,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "core/core.h"
 
 struct sk__object *sk__objects;
 void (*sk__object_added_hook)(struct sk__object *obj);
@@ -470,24 +470,23 @@ static void pin_runtime(void)
 {
 	Dl_info info;
 
-	if (dladdr((void *)&sk__object_register, &info) && info.dli_fname &&
+	if (dladdr((void *)&sk__objects_add, &info) && info.dli_fname &&
 	    *info.dli_fname)
 		(void)dlopen(info.dli_fname,
 			     RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-SK_API void sk__object_register(struct sk__object_handle *handle,
-				const struct sk__site_entry *sites_start,
-				const struct sk__site_entry *sites_stop,
-				struct sk_key *const *keys_start,
-				struct sk_key *const *keys_stop)
+void sk__objects_add(struct sk__object_handle *handle,
+		     const struct sk__site_entry *sites_start,
+		     const struct sk__site_entry *sites_stop,
+		     struct sk_key *const *keys_start,
+		     struct sk_key *const *keys_stop)
 {
 	static pthread_once_t pinned = PTHREAD_ONCE_INIT;
 
 	if (__atomic_fetch_add(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	pthread_once(&pinned, pin_runtime);
-	sk__runtime_init();
 	if (!sites_start && !keys_start)
 		return;
 	struct sk__object *obj =

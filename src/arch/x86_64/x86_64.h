@@ -1,0 +1,44 @@
+/*
+ * src/arch/x86_64/x86_64.h - what the x86-64 files share among themselves:
+ * the int3 protocol (int3_batch.c) and its trap handler (trap.c), and the
+ * SIGTRAP bookkeeping that protocol needs (sigmask.c, threads_check.c).
+ * Nothing outside arch/x86_64/ includes this.
+ */
+#ifndef SK_ARCH_X86_64_H
+#define SK_ARCH_X86_64_H
+
+#include "arch/backend.h"
+
+/* ---- trap.c: the SIGTRAP handler ------------------------------------ */
+
+/* sk__trap_install - make sure our SIGTRAP handler is the installed one,
+ * chaining to whatever was there. Return: 0 or -errno. */
+int sk__trap_install(void);
+/* sk__trap_publish - let the handler resolve traps in @v (sorted). */
+void sk__trap_publish(const struct sk__patch *v, size_t n);
+/* sk__trap_retire - stop resolving the batch; returns when no handler can
+ * still be reading it. */
+void sk__trap_retire(void);
+/* sk__trap_add_stuck - sites a failed rollback left trapped: resolve them
+ * for as long as their object stays loaded (copied). */
+void sk__trap_add_stuck(const struct sk__patch *v, size_t n);
+/* sk__trap_after_fork_child - forget handler readers of the parent's other
+ * threads, which do not exist in the child. */
+void sk__trap_after_fork_child(void);
+
+/* ---- threads_check.c ----------------------------------------------------- */
+
+/* sk__threads_after_fork_child - drop descriptors naming parent threads. */
+void sk__threads_after_fork_child(void);
+
+/* ---- sigmask.c ------------------------------------------------------------ */
+
+/* sk__sigmask_wrappers_active - the program's mask-setting calls reach
+ * sigmask.c's wrappers, which keep SIGTRAP out of every mask they install
+ * (false when STATICKEYS_KEEP_SIGTRAP=0, or the runtime was loaded late by
+ * dlopen and the C library's definitions come first). */
+bool sk__sigmask_wrappers_active(void);
+/* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
+bool sk__sigmask_keeps_sigtrap(void);
+
+#endif /* SK_ARCH_X86_64_H */

@@ -1,0 +1,132 @@
+/*
+ * src/core/core.h - the core's private interfaces (prefix sk__).
+ *
+ *   key.c        kernel semantics of enable/disable/inc/dec
+ *   update.c     key states -> the sites that must change, in batches
+ *   objects.c    the registry of linked objects, their sites and keys
+ *   site_name.c  naming a site in messages (function, object)
+ *   lock.c       the patch lock; "are we in a signal handler?"
+ *   config.c     the public sk_config_* setters
+ *
+ * Calls go down only: the control plane calls the core, the core calls the
+ * architecture (arch/backend.h) and the OS layer (os/os.h), never back up.
+ * src/runtime.c wires the layers together at start-up and around fork().
+ */
+#ifndef SK_CORE_H
+#define SK_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch/backend.h"
+#include "os/os.h"
+#include "statickeys/key.h"
+#include "statickeys/object.h"
+
+/* ---- objects.c: the registry of linked objects ---------------------------------------------------------- */
+
+#define SK__MAX_SEGMENTS 4
+
+/* sk__site - a decoded site entry. */
+struct sk__site {
+	uintptr_t code;
+	uintptr_t target;
+	struct sk_key *key;
+	unsigned branch; /* 1: sk_branch_likely */
+};
+
+/* sk__object - one registered executable or shared object. */
+struct sk__object {
+	struct sk__object *next;
+	struct sk__object_handle *handle;
+	struct sk__site *sites; /* sorted by (key, code) */
+	size_t nsites;
+	struct sk_key **keys; /* keys defined in this object; each key is
+				 listed by one registered object only */
+	size_t nkeys;
+	char *path; /* file name, "" for the main program if unknown */
+	struct sk__segment segments[SK__MAX_SEGMENTS];
+	unsigned nsegments;
+	uintptr_t lo, hi; /* the span of all its loaded segments */
+	/* The bounds it was registered with, and how many handles did so: a
+	 * C constructor and a Rust one (different handles) may register the
+	 * same object's tables; the second only counts (objects.c). */
+	const struct sk__site_entry *sites_start;
+	struct sk_key *const *keys_start;
+	unsigned handles;
+	uintptr_t bias;   /* load address minus link-time address */
+};
+
+/* The registered objects, newest first.  Read and changed under the lock. */
+extern struct sk__object *sk__objects;
+
+/* sk__object_sites_of - the sites of @key in @obj, or NULL with *n == 0. */
+struct sk__site *sk__object_sites_of(struct sk__object *obj,
+				     const struct sk_key *key, size_t *n);
+/* sk__object_segment_of - the executable segment holding @addr, or NULL. */
+const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
+						uintptr_t addr);
+/* sk__site_describe - "0x... (function+0xN in /path)" for messages about
+ * the code at @addr in @obj; reads the object's symbol table from its file,
+ * never the dynamic linker (callable with the patch lock held). */
+void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
+		       char *buf, size_t len);
+/* sk__object_of - the registered object whose segments hold @addr. */
+const struct sk__object *sk__object_of(uintptr_t addr);
+/* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
+bool sk__key_is_valid(const struct sk_key *key);
+/* sk__key_adopt_zeroed - an all-zero kernel-style key becomes a valid false
+ * key (see SK__SITE_LINUX_KEY). */
+void sk__key_adopt_zeroed(struct sk_key *key);
+
+/* Called with the lock held after an object is linked in; the control
+ * plane sets it at start-up (start-up state).  NULL by default. */
+extern void (*sk__object_added_hook)(struct sk__object *obj);
+
+/* sk__objects_add - objects.c's half of sk__object_register() (runtime.c
+ * makes sure the runtime is set up first). */
+void sk__objects_add(struct sk__object_handle *handle,
+		     const struct sk__site_entry *sites_start,
+		     const struct sk__site_entry *sites_stop,
+		     struct sk_key *const *keys_start,
+		     struct sk_key *const *keys_stop);
+
+/* ---- lock.c --------------------------------------------------------------- */
+
+/* sk__lock - take the patch lock; -EDEADLK if this thread holds it, or if
+ * it runs a signal handler (see sk__in_signal_handler). */
+int sk__lock(void);
+void sk__unlock(void);
+/* sk__lock_held_by_me - for assertions and signal-handler refusal. */
+bool sk__lock_held_by_me(void);
+/* sk__in_signal_handler - the caller runs inside a signal handler (found by
+ * unwinding its stack); sk__lock() then refuses with -EDEADLK. */
+bool sk__in_signal_handler(void);
+/* Around fork() (runtime.c): the child never inherits a half-done batch. */
+void sk__lock_before_fork(void);
+void sk__lock_after_fork_parent(void);
+void sk__lock_after_fork_child(void);
+
+/* ---- update.c: from key states to batches ----------------------------------------------------------- */
+
+/* sk__key_target - a key and the state its sites must show. */
+struct sk__key_target {
+	struct sk_key *key;
+	bool on;
+};
+
+/* sk__update_locked - rewrite every site of the given keys to the given
+ * states, as one batch.  All or nothing: on error no site has changed.
+ * Return: 0 or -errno. */
+int sk__update_locked(const struct sk__key_target *targets, size_t n);
+
+/* sk__update_object_locked - bring @obj's sites in line with their keys'
+ * current states (for an object registered after keys changed). */
+int sk__update_object_locked(struct sk__object *obj);
+
+/* sk__batch_limit - at most this many sites per batch (0: unlimited); the
+ * benchmark's "one site at a time" mode sets 1 (config.c). */
+extern size_t sk__batch_limit;
+
+#endif /* SK_CORE_H */

@@ -1,0 +1,103 @@
+/*
+ * src/os/os.h - what the runtime asks of Linux, whatever the architecture
+ * (prefix sk__): writing code (writer.c), serialising every core running the
+ * process (sync.c), counters, histograms and messages (stats.c), and the
+ * fault-injection hook of the tests.  The bottom layer: it calls no other.
+ */
+#ifndef SK_OS_H
+#define SK_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "statickeys/stats.h"
+
+/* ---- code layout -------------------------------------------------------- */
+
+/* sk__segment - an executable PT_LOAD segment of an object. */
+struct sk__segment {
+	uintptr_t lo, hi;
+	int prot; /* PROT_* from the program header */
+};
+
+/* ---- writer.c: writing code ----------------------------------------------------------- */
+
+/* sk__span - a run of site bytes (byte-adjacent sites) written in one call;
+ * never covers a byte that is not part of a site. */
+struct sk__span {
+	uintptr_t addr;
+	size_t len;
+	const unsigned char *bytes;
+	const struct sk__segment *segment;
+};
+
+/* sk__writer_ready - probe (once) and return 0, or -EPERM if no writer
+ * works in this process. */
+int sk__writer_ready(void);
+int sk__writer_begin(const struct sk__span *spans, size_t n);
+int sk__writer_write(const struct sk__span *spans, size_t n);
+int sk__writer_end(const struct sk__span *spans, size_t n);
+/* sk__writer_end_serialises - sk__writer_end() interrupts every CPU running
+ * the process (mprotect: the TLB shootdown of taking write permission
+ * away), which the x86-64 protocol uses as its last step's core sync. */
+bool sk__writer_end_serialises(void);
+const char *sk__writer_name(void);
+/* After fork: the /proc/self/mem descriptor names the parent's memory. */
+void sk__writer_after_fork_child(void);
+
+/* ---- sync.c ------------------------------------------------------------- */
+
+/* sk__sync_init - register for membarrier SYNC_CORE or set up the fallback. */
+void sk__sync_init(void);
+/* sk__sync_cores - every thread of the process serialises before it runs
+ * another user instruction. Return: 0 or -errno. */
+int sk__sync_cores(void);
+const char *sk__sync_name(void);
+
+/* ---- stats.c ------------------------------------------------------------ */
+
+enum sk__counter {
+	SK__C_UPDATES,
+	SK__C_BATCHES,
+	SK__C_SITES_WRITTEN,
+	SK__C_TEXT_WRITES,
+	SK__C_CORE_SYNCS,
+	SK__C_TRAPS_HANDLED,
+	SK__C_TRAPS_CHAINED,
+	SK__C_UPDATE_ERRORS,
+	SK__C_COUNT
+};
+
+void sk__count(enum sk__counter c, uint64_t n); /* async-signal-safe */
+void sk__hist_record(enum sk_hist h, uint64_t ns);
+uint64_t sk__now_ns(void);
+
+/* sk__warn - one line on stderr, prefixed "statickeys: ". */
+void sk__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* sk__writer_select - make @writer (SK_WRITER_*) the writer, if it works in
+ * this process.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */
+int sk__writer_select(int writer);
+
+/* ---- fault injection (tests only) ---------------------------------------- */
+
+enum sk__inject_point {
+	SK__INJECT_AFTER_TRAP_WRITE, /* int3 written and synced */
+	SK__INJECT_AFTER_TAIL_WRITE, /* bytes 1.. written and synced */
+	SK__INJECT_IN_TRAP_HANDLER,  /* a thread is being resumed */
+};
+
+#ifdef SK_ENABLE_INJECT
+extern void (*volatile sk__inject_hook)(int point);
+#define SK_INJECT(point)                                                     \
+	do {                                                                 \
+		void (*sk__h)(int) = sk__inject_hook;                        \
+		if (sk__h)                                                   \
+			sk__h(point);                                        \
+	} while (0)
+#else
+#define SK_INJECT(point) ((void)0)
+#endif
+
+#endif /* SK_OS_H */

@@ -1,0 +1,59 @@
+/*
+ * src/runtime.c - where the layers are wired together: start-up and fork.
+ *
+ *   control/   names, commits, start-up state, the control socket
+ *   core/      keys, the registry of objects, update planning, the lock
+ *   arch/      per architecture: site format, batch protocol, traps
+ *   os/        writing code, core serialisation, counters (Linux)
+ *
+ * Each layer calls only the layers below it; only this file knows them all.
+ * The runtime is set up by the first object's registration: every program,
+ * library and plugin with sites or keys registers from a priority-101
+ * constructor (statickeys/object.h), before any of its code can run a site,
+ * and a key update can only concern sites of registered objects.
+ */
+#include <pthread.h>
+
+#include "arch/backend.h"
+#include "control/control.h"
+#include "core/core.h"
+#include "os/os.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	sk__lock_before_fork();
+}
+
+static void fork_parent(void)
+{
+	sk__lock_after_fork_parent();
+}
+
+static void fork_child(void)
+{
+	sk__lock_after_fork_child();
+	sk__writer_after_fork_child();
+	sk__arch_after_fork_child();
+}
+
+static void runtime_init_once(void)
+{
+	/* Registering for membarrier waits for a grace period once the process
+	 * has several threads, so it happens here, from the first object's
+	 * constructor, while the program is usually still single-threaded. */
+	sk__sync_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	sk__control_init(); /* STATICKEYS, STATICKEYS_CONTROL */
+}
+
+SK_API void sk__object_register(struct sk__object_handle *handle,
+				const struct sk__site_entry *sites_start,
+				const struct sk__site_entry *sites_stop,
+				struct sk_key *const *keys_start,
+				struct sk_key *const *keys_stop)
+{
+	pthread_once(&init_once, runtime_init_once);
+	sk__objects_add(handle, sites_start, sites_stop, keys_start, keys_stop);
+}

@@ -18,6 +18,7 @@
  * SK_TORTURE_SECONDS the duration (default 10).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -64,11 +65,13 @@ static int state[NKEYS];
 static int stop;
 static unsigned long histogram[SITES_PER_KEY + 1];
 static unsigned long stable_calls, unstable_calls, flips;
+static int readers_started;
 
 static void *reader(void *arg)
 {
 	unsigned i = (unsigned)(uintptr_t)arg;
 
+	__atomic_fetch_add(&readers_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		unsigned k = i++ % NKEYS;
 		unsigned long s1 = __atomic_load_n(&seq[k], __ATOMIC_ACQUIRE);
@@ -134,6 +137,10 @@ int main(void)
 	for (unsigned i = 0; i < 2; i++)
 		pthread_create(&readers[i], NULL, reader,
 			       (void *)(uintptr_t)(i * 3));
+	/* Flip once the readers run: a thread that glibc is still starting
+	 * has every signal blocked, and an update would wait for it. */
+	while (__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
 	flipper(seconds);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < 2; i++)

@@ -109,11 +109,10 @@ static int decode_sites(struct sk__object *obj,
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
 		struct sk__site *s = &obj->sites[obj->nsites];
-		struct sk_key *const *slot = (struct sk_key *const *)(
-			(const char *)&e->key + e->key);
 		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
-		s->key = *slot;
+		/* arch hook: how the entry names its key's GOT slot */
+		s->key = (struct sk_key *)sk__arch_site_key(&e->key);
 		s->branch = (unsigned)e->flags & 1u;
 		if (!s->key) {
 			sk__warn("site %p in %s names an undefined weak key; it "

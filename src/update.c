@@ -98,7 +98,7 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 	}
 	/* Only key updates are checked: an object being registered is not
 	 * running yet, so nobody can meet the int3 in its sites. */
-	if (r == 0 && l.n)
+	if (r == 0 && l.n && sk__arch_uses_trap) /* arch hook: x86 int3 only */
 		r = sk__threads_check_sigtrap();
 	return apply_list(&l, r);
 }

@@ -202,6 +202,16 @@ static void store_code(const struct sk__span *s)
 	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
 	size_t j = 0;
 
+	/* arch hook: without a trap protocol (aarch64) a span is one site that
+	 * others may be executing; it must change with one aligned store of
+	 * the whole instruction, never byte by byte (arch/aarch64_patch.c). */
+	if (!sk__arch_uses_trap && s->len == 4 && (s->addr & 3) == 0) {
+		uint32_t insn;
+		memcpy(&insn, s->bytes, sizeof(insn));
+		__atomic_store_n((uint32_t *)s->addr, insn, __ATOMIC_RELAXED);
+		return;
+	}
+
 	while (j < s->len) {
 		if (s->len - j >= 8 &&
 		    *(const volatile word *)(dst + j) ==

@@ -10,6 +10,7 @@
 #define SK_ARCH_BACKEND_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +18,14 @@
 
 /* sk__arch_site_size - bytes in one site. */
 extern const unsigned sk__arch_site_size;
+
+/* sk__arch_uses_trap - true: a live site is changed with the trap protocol
+ * of patch.c (x86-64: int3, three writes, three core syncs per batch).
+ * false: the architecture lets one aligned store of the whole instruction
+ * change a site that other threads are executing (aarch64: B <-> NOP); the
+ * batch then goes to sk__arch_patch_direct(), no SIGTRAP handler is
+ * installed and no thread's signal mask matters. */
+extern const bool sk__arch_uses_trap;
 
 /* sk__arch_trap_insn - the instruction byte(s) that trap (x86: int3, 0xcc);
  * written over the first byte of a site while it changes. */
@@ -30,6 +39,13 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 /* sk__arch_destination - where the site instruction @insn at @addr leads. */
 uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn);
 
+/* sk__arch_site_key - the key a site entry's key field names: @field
+ * points at the field, which holds an offset from itself to the
+ * architecture's key reference (x86-64: the key's GOT slot; aarch64: an
+ * ADRP + LDR pair that addresses the GOT slot).  NULL for an undefined weak
+ * key or a reference the decoder does not recognise. */
+const void *sk__arch_site_key(const int *field);
+
 /* sk__arch_trap_address - for a SIGTRAP, the address of the trapping site
  * if it was a breakpoint instruction, else 0.  Signal context. */
 uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext);
@@ -40,5 +56,12 @@ void sk__arch_set_pc(void *ucontext, uintptr_t pc);
 /* sk__arch_serialize_self - make this CPU refetch instructions (used where
  * membarrier does not serialise the caller, Linux < 5.11). */
 void sk__arch_serialize_self(void);
+
+/* sk__arch_patch_direct - for !sk__arch_uses_trap: apply @n site changes
+ * (struct sk__patch, sorted by address) with one aligned store each, clean
+ * the caches for them and make every thread serialise once per batch.
+ * Return: 0 or -errno; on error every site holds its old instruction. */
+struct sk__patch;
+int sk__arch_patch_direct(struct sk__patch *patches, size_t n);
 
 #endif /* SK_ARCH_BACKEND_H */

@@ -7,10 +7,12 @@
  */
 #include "arch/backend.h"
 
+#include <errno.h>
 #include <string.h>
 #include <ucontext.h>
 
 const unsigned sk__arch_site_size = 5;
+const bool sk__arch_uses_trap = true;
 const unsigned char sk__arch_trap_byte = 0xcc;
 
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -36,6 +38,19 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 		return addr + 5;
 	memcpy(&rel, insn + 1, sizeof(rel));
 	return addr + 5 + (intptr_t)rel;
+}
+
+const void *sk__arch_site_key(const int *field)
+{
+	/* key@GOTPCREL: the field is the offset of the key's GOT slot. */
+	return *(const void *const *)((const char *)field + *field);
+}
+
+int sk__arch_patch_direct(struct sk__patch *patches, size_t n)
+{
+	(void)patches;
+	(void)n;
+	return -ENOSYS; /* never called: x86-64 uses the trap protocol */
 }
 
 uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)

@@ -18,6 +18,9 @@
 
 const unsigned sk__arch_site_size = 4;
 const bool sk__arch_uses_trap = false;
+/* arm64 invalidates TLBs with broadcast TLBI: no IPI, so sync.c's mprotect
+ * fallback interrupts no other CPU (docs/porting.md). */
+const bool sk__arch_tlb_ipi_serialises = false;
 /* No trap byte is ever written on aarch64.  0x00 is byte 0 of BRK #0, the
  * breakpoint a debugger would put there, for messages that look for one. */
 const unsigned char sk__arch_trap_byte = 0x00;

@@ -43,6 +43,8 @@ apt-get "${opts[@]}" -qq update
 deb=$(ls "$apt"/qemu-user_*.deb)
 dpkg-deb -x "$deb" "$dest"
 rm -f "$deb"
+# Only the aarch64 emulator is used; the package holds ~40 others.
+find "$dest/usr/bin" -name 'qemu-*' ! -name qemu-aarch64 -delete
 if ! version_ok "$qemu"; then
   echo "fetch_qemu_user.sh: $qemu is not qemu 10 or newer" >&2
   exit 1

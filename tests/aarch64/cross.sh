@@ -8,7 +8,7 @@
 #   install  cmake --install into a fresh prefix: aarch64 library, the same
 #            headers, pkg-config and CMake package files; a consumer built
 #            through each and run
-#   clang    the site header and the self-test built by clang
+#   clang    the site header, the self-test and the aarch64 tests built by clang
 #            --target=aarch64-linux-gnu, linked with the cross-built runtime
 # Exit 77 (skipped) with the reason when the cross toolchain or qemu 10 is
 # missing (.ci/run installs both).
@@ -121,7 +121,7 @@ clang)
   out=$xbuild.clang
   mkdir -p "$out"
   echo "clang: $(clang --version | head -1)"
-  for t in core/selftest.c aarch64/syncs_per_batch.c; do
+  for t in core/selftest.c aarch64/syncs_per_batch.c aarch64/static_keys.c; do
     exe=$out/$(basename "$t" .c)
     clang --target=$triple -O2 -Wall -Wextra -Werror -I"$src/include" \
       "$src/tests/$t" -o "$exe" -L"$xbuild/src" -lstatickeys \

@@ -29,7 +29,8 @@
  * The key operand must print as a bare symbol name: gcc refuses "i" for
  * symbol addresses under -fPIC/-fPIE and takes "S" with %c; clang 14 takes
  * "S" too.  Both entries use the "?" section flag so that they share the
- * code's COMDAT group (see statickeys/arch/x86_64.h).
+ * code's COMDAT group, and "R" (SK__RETAIN_FLAG) so that --gc-sections
+ * keeps them (see statickeys/arch/x86_64.h).
  */
 #ifndef STATICKEYS_ARCH_AARCH64_H
 #define STATICKEYS_ARCH_AARCH64_H
@@ -46,12 +47,12 @@
 			     ".else\n\t"                                     \
 			     "nop\n\t"                                       \
 			     ".endif\n\t"                                    \
-			     ".pushsection sk_sites, \"a?\"\n\t"             \
+			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
 			     ".balign 4\n\t"                                 \
 			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
 			     ".long 2f - ., %c1\n\t"                         \
 			     ".popsection\n\t"                               \
-			     ".pushsection sk_keyrefs, \"a?\"\n\t"           \
+			     ".pushsection sk_keyrefs, \"a?" SK__RETAIN_FLAG "\"\n\t" \
 			     ".balign 4\n"                                   \
 			     "2:\tadrp x16, :got:%c0\n\t"                    \
 			     "ldr x16, [x16, #:got_lo12:%c0]\n\t"            \

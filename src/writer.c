@@ -45,6 +45,23 @@ static uintptr_t page_of(uintptr_t a)
 	return a & ~(uintptr_t)(page_size - 1);
 }
 
+/*
+ * arch hook: without a trap protocol (aarch64) a span is one site that
+ * other threads may be executing; it must change with one aligned store of
+ * the whole instruction, never byte by byte (arch/aarch64_patch.c).
+ * Returns false where this does not apply (x86-64: store_code()).
+ */
+static bool store_site_word(const struct sk__span *s)
+{
+	uint32_t insn;
+
+	if (sk__arch_uses_trap || s->len != 4 || (s->addr & 3) != 0)
+		return false;
+	memcpy(&insn, s->bytes, sizeof(insn));
+	__atomic_store_n((uint32_t *)s->addr, insn, __ATOMIC_RELAXED);
+	return true;
+}
+
 static int procmem_open(void)
 {
 	if (mem_fd >= 0)
@@ -202,16 +219,6 @@ static void store_code(const struct sk__span *s)
 	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
 	size_t j = 0;
 
-	/* arch hook: without a trap protocol (aarch64) a span is one site that
-	 * others may be executing; it must change with one aligned store of
-	 * the whole instruction, never byte by byte (arch/aarch64_patch.c). */
-	if (!sk__arch_uses_trap && s->len == 4 && (s->addr & 3) == 0) {
-		uint32_t insn;
-		memcpy(&insn, s->bytes, sizeof(insn));
-		__atomic_store_n((uint32_t *)s->addr, insn, __ATOMIC_RELAXED);
-		return;
-	}
-
 	while (j < s->len) {
 		if (s->len - j >= 8 &&
 		    *(const volatile word *)(dst + j) ==
@@ -230,7 +237,8 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
-			store_code(&spans[i]);
+			if (!store_site_word(&spans[i]))
+				store_code(&spans[i]);
 		} else {
 			int r = procmem_write(spans[i].addr, spans[i].bytes,
 					      spans[i].len);

@@ -11,6 +11,10 @@
  * below exist only to satisfy the contract; nothing installs a SIGTRAP
  * handler on aarch64.
  */
+
+/* Only for aarch64 builds (src/CMakeLists.txt); empty elsewhere, so a build
+ * that compiles every file of src/arch/ still links. */
+#if defined(__aarch64__)
 #include "arch/backend.h"
 #include "internal.h"
 
@@ -134,3 +138,5 @@ void sk__arch_serialize_self(void)
 	/* ISB is the context synchronisation event for this CPU. */
 	__asm__ __volatile__("isb" : : : "memory");
 }
+
+#endif /* __aarch64__ */

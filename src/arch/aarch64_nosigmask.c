@@ -9,6 +9,10 @@
  * script (libstatickeys-aarch64.map) exports only sk_*, and these answers
  * tell threads_check.c (never asked on aarch64) that no wrapper is active.
  */
+
+/* Only for aarch64 builds (src/CMakeLists.txt); empty elsewhere, so a build
+ * that compiles every file of src/arch/ still links. */
+#if defined(__aarch64__)
 #include "internal.h"
 
 bool sk__sigmask_wrappers_active(void)
@@ -20,3 +24,5 @@ bool sk__sigmask_keeps_sigtrap(void)
 {
 	return false;
 }
+
+#endif /* __aarch64__ */

@@ -23,6 +23,10 @@
  * fails, the sites already written get their old instruction back the same
  * way, so the batch is all or nothing as on x86-64.
  */
+
+/* Only for aarch64 builds (src/CMakeLists.txt); empty elsewhere, so a build
+ * that compiles every file of src/arch/ still links. */
+#if defined(__aarch64__)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,3 +116,5 @@ int sk__arch_patch_direct(struct sk__patch *patches, size_t n)
 	}
 	return 0;
 }
+
+#endif /* __aarch64__ */

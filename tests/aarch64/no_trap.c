@@ -30,7 +30,7 @@ __attribute__((noinline)) static bool site(void)
 	return sk_branch_unlikely(&flipped);
 }
 
-static void *worker(void *arg)
+__attribute__((unused)) static void *worker(void *arg)
 {
 	sigset_t all, cur;
 

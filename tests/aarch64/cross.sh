@@ -11,6 +11,7 @@
 #   clang    the site header, the self-test and the aarch64 tests built by clang
 #            --target=aarch64-linux-gnu, linked with the cross-built runtime
 #            by GNU ld and by lld (which rewrites the key references)
+#   e2e      tests/control/e2e.sh with the aarch64 skdemo and skctl
 # Exit 77 (skipped) with the reason when the cross toolchain or qemu 10 is
 # missing (.ci/run installs both).
 set -euo pipefail
@@ -151,6 +152,21 @@ clang)
     run "$exe"
   done
   done
+  ;;
+e2e)
+  # The control plane end to end (tests/control/e2e.sh) with the aarch64
+  # skdemo and skctl, each behind a wrapper that execs the emulator (same
+  # process id, which skctl -p relies on).
+  build
+  wrap=$xbuild.wrap
+  mkdir -p "$wrap"
+  for p in skdemo skctl; do
+    printf '#!/bin/sh\nexec "%s" -L %s "%s" "$@"\n' "$qemu" "$sysroot" \
+      "$xbuild/tools/$p" > "$wrap/$p"
+    chmod +x "$wrap/$p"
+  done
+  bash "$src/tests/control/e2e.sh" "$wrap/skdemo" "$wrap/skctl" \
+    "$src/tools/skctl.1"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

@@ -14,6 +14,9 @@
  *                               2019 IPI count);
  *   spinner process             a separate process (forked, its own address
  *                               space, never flipping) sees ~0.
+ * The default and mprotect writers run on both layouts of the 56 sites
+ * (packed, spread: one site per page); the mprotect writer's protection
+ * changes may add TLB shootdowns, counted from /proc/interrupts ("TLB").
  */
 #include <errno.h>
 #include <math.h>
@@ -76,9 +79,10 @@ struct window {
 	uint64_t lo, hi; /* TSC */
 };
 
-/* Function-call IPIs CPU @cpu has taken so far ("CAL" in /proc/interrupts),
- * or -1 if unknown.  membarrier's IPIs are of this kind. */
-static long long call_ipis(int cpu)
+/* Interrupts of kind @tag ("CAL:" function-call IPIs, which membarrier
+ * sends; "TLB:" TLB shootdowns, which an mprotect that takes a permission
+ * away sends) CPU @cpu has taken so far (/proc/interrupts), or -1. */
+static long long irq_count(int cpu, const char *tag)
 {
 	FILE *f = fopen("/proc/interrupts", "r");
 	char line[4096];
@@ -88,7 +92,7 @@ static long long call_ipis(int cpu)
 		char *p = line;
 		while (*p == ' ')
 			p++;
-		if (strncmp(p, "CAL:", 4) != 0)
+		if (strncmp(p, tag, 4) != 0)
 			continue;
 		p += 4;
 		for (int i = 0; i <= cpu; i++)
@@ -131,11 +135,12 @@ static void sleep_ms(long ms)
 }
 
 struct run {
-	const char *name, *mode;
+	const char *name, *mode, *layout;
 	bool other_process;
 	long flips, idle_ms;
 	double per_flip, raw_per_flip, background_per_s, flip_us, syncs_per_flip;
 	double ipis_per_flip;  /* CPU 1's function-call IPIs, -1 if unknown */
+	double tlb_per_flip;   /* CPU 1's TLB shootdowns, -1 if unknown */
 	double away_fraction;  /* of the flip window, spent in gaps */
 	uint64_t hist[GAP_BUCKETS];
 };
@@ -143,7 +148,7 @@ struct run {
 /* Background window, then the flips; both bracketed with the TSC. */
 static int observe(struct run *run, struct window *idle, struct window *busy)
 {
-	const struct site_group *g = site_group_by_sites(56);
+	const struct site_group *g = site_group_by_layout(56, run->layout);
 	double on, off;
 	int r = 0;
 
@@ -153,15 +158,17 @@ static int observe(struct run *run, struct window *idle, struct window *busy)
 	idle->hi = bench_rdtsc();
 	struct sk_stats s0, s1;
 	sk_stats_get(&s0);
-	long long ipi0 = call_ipis(1);
+	long long ipi0 = irq_count(1, "CAL:"), tlb0 = irq_count(1, "TLB:");
 	busy->lo = bench_rdtsc();
 	for (long f = 0; f < run->flips / 2 && r == 0; f++)
 		r = bench_flip(g->key, &on, &off);
 	busy->hi = bench_rdtsc();
-	long long ipi1 = call_ipis(1);
+	long long ipi1 = irq_count(1, "CAL:"), tlb1 = irq_count(1, "TLB:");
 	sk_stats_get(&s1);
 	run->ipis_per_flip = ipi0 < 0 || ipi1 < 0 ? -1 :
 			     (double)(ipi1 - ipi0) / (double)(run->flips / 2 * 2);
+	run->tlb_per_flip = tlb0 < 0 || tlb1 < 0 ? -1 :
+			    (double)(tlb1 - tlb0) / (double)(run->flips / 2 * 2);
 	/* The IPIs sent: one per core sync to each other CPU running us. */
 	run->syncs_per_flip = (double)(s1.core_syncs - s0.core_syncs) /
 			      (double)(run->flips / 2 * 2);
@@ -231,6 +238,7 @@ static void emit(struct json *j, const struct run *run, long threshold_ns)
 	json_object(j, NULL);
 	json_str(j, "observer", run->other_process ? "other_process" : "thread");
 	json_str(j, "mode", run->mode);
+	json_str(j, "layout", run->layout);
 	json_num(j, "interruptions_per_flip", run->per_flip);
 	json_num(j, "raw_gaps_per_flip", run->raw_per_flip);
 	json_num(j, "background_gaps_per_s", run->background_per_s);
@@ -238,6 +246,8 @@ static void emit(struct json *j, const struct run *run, long threshold_ns)
 	json_num(j, "syncs_per_flip", run->syncs_per_flip);
 	json_num(j, "cpu1_call_ipis_per_flip",
 		 run->ipis_per_flip < 0 ? NAN : run->ipis_per_flip);
+	json_num(j, "cpu1_tlb_shootdowns_per_flip",
+		 run->tlb_per_flip < 0 ? NAN : run->tlb_per_flip);
 	json_num(j, "spinner_away_fraction", run->away_fraction);
 	json_int(j, "flips", run->flips / 2 * 2);
 	json_int(j, "threshold_ns", threshold_ns);
@@ -267,12 +277,13 @@ static int run_all(struct json *j, struct run *runs, size_t n,
 			r = runs[i].other_process ? run_process(&runs[i], log)
 						  : run_thread(&runs[i], log);
 		if (r == 0) {
-			printf("%-14s %-11s %10.2f %10.2f %10.1f %10.1f %8.1f "
-			       "%8.1f %6.3f\n",
-			       runs[i].name, runs[i].mode, runs[i].per_flip,
-			       runs[i].raw_per_flip, runs[i].background_per_s,
-			       runs[i].flip_us, runs[i].syncs_per_flip,
-			       runs[i].ipis_per_flip, runs[i].away_fraction);
+			printf("%-14s %-11s %-7s %10.2f %10.2f %10.1f %10.1f "
+			       "%8.1f %8.1f %8.2f %6.3f\n",
+			       runs[i].name, runs[i].mode, runs[i].layout,
+			       runs[i].per_flip, runs[i].raw_per_flip,
+			       runs[i].background_per_s, runs[i].flip_us,
+			       runs[i].syncs_per_flip, runs[i].ipis_per_flip,
+			       runs[i].tlb_per_flip, runs[i].away_fraction);
 			emit(j, &runs[i], threshold_ns);
 		} else if (r == -ENOTSUP) {
 			printf("%-14s %-11s unavailable here\n", runs[i].name,
@@ -293,10 +304,12 @@ int exp_disturbance(int argc, char **argv, struct json *j)
 	long idle_ms = opt_long(argc, argv, "--idle-ms", 300);
 	long threshold_ns = opt_long(argc, argv, "--threshold-ns", 500);
 	struct run runs[] = {
-		{ "thread", "batched", false, flips, idle_ms },
-		{ "thread", "one_by_one", false, flips, idle_ms },
-		{ "thread", "mprotect", false, flips, idle_ms },
-		{ "other process", "batched", true, flips, idle_ms },
+		{ "thread", "batched", "packed", false, flips, idle_ms },
+		{ "thread", "one_by_one", "packed", false, flips, idle_ms },
+		{ "thread", "mprotect", "packed", false, flips, idle_ms },
+		{ "other process", "batched", "packed", true, flips, idle_ms },
+		{ "thread", "batched", "spread", false, flips, idle_ms },
+		{ "thread", "mprotect", "spread", false, flips, idle_ms },
 	};
 
 	if (bench_ncpus() < 2 || bench_pin_cpu(0) != 0) {
@@ -306,9 +319,9 @@ int exp_disturbance(int argc, char **argv, struct json *j)
 	}
 	printf("disturbance: spinner on CPU 1, %ld flips of a 56-site key on "
 	       "CPU 0, gaps > %ld ns\n", flips, threshold_ns);
-	printf("%-14s %-11s %10s %10s %10s %10s %8s %8s %6s\n", "observer",
-	       "mode", "per_flip", "raw", "bg_per_s", "flip_us", "syncs",
-	       "cpu1_ipi", "away");
+	printf("%-14s %-11s %-7s %10s %10s %10s %10s %8s %8s %8s %6s\n",
+	       "observer", "mode", "layout", "per_flip", "raw", "bg_per_s",
+	       "flip_us", "syncs", "cpu1_ipi", "cpu1_tlb", "away");
 	int r = run_all(j, runs, sizeof(runs) / sizeof(runs[0]), threshold_ns);
 	if (r == 0) {
 		json_object(j, "disturbance");
@@ -316,6 +329,10 @@ int exp_disturbance(int argc, char **argv, struct json *j)
 		json_num(j, "one_by_one_interruptions_per_flip", runs[1].per_flip);
 		json_num(j, "mprotect_interruptions_per_flip", runs[2].per_flip);
 		json_num(j, "other_process_interruptions_per_flip", runs[3].per_flip);
+		json_num(j, "batched_spread_interruptions_per_flip",
+			 runs[4].per_flip);
+		json_num(j, "mprotect_spread_interruptions_per_flip",
+			 runs[5].per_flip);
 		json_end(j);
 	} else {
 		printf("failed: %s\n", strerror(-r));

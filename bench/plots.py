@@ -33,20 +33,26 @@ def plot_update(res, out):
         return
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     for mode in MODES:
-        pts = sorted((r["sites"], r["median_us"], r["p99_us"],
-                      r["syncs_per_flip"]) for r in rows if r["mode"] == mode)
-        if not pts:
-            continue
-        n = [p[0] for p in pts]
-        ax.errorbar(n, [p[1] for p in pts],
-                    yerr=[[0] * len(pts), [p[2] - p[1] for p in pts]],
-                    marker="o", capsize=3, label=mode + " (median, p99)")
-        ax2.plot(n, [p[3] for p in pts], marker="o", label=mode)
+        for layout in ("packed", "spread"):
+            pts = sorted((r["sites"], r["median_us"], r["p99_us"],
+                          r["syncs_per_flip"]) for r in rows
+                         if r["mode"] == mode
+                         and r.get("layout", "packed") == layout)
+            if not pts:
+                continue
+            n = [p[0] for p in pts]
+            name = "%s, %s" % (mode, layout)
+            ax.errorbar(n, [p[1] for p in pts],
+                        yerr=[[0] * len(pts), [p[2] - p[1] for p in pts]],
+                        marker="o" if layout == "packed" else "s",
+                        ls="-" if layout == "packed" else "--", capsize=3,
+                        label=name + " (median, p99)")
+            ax2.plot(n, [p[3] for p in pts], marker="o", label=name)
     ax.scatter([56, 56], [57000, 1400], marker="x", color="k",
                label="kernel 2019 (reference): 57 ms / 1.4 ms")
     ax.set(xscale="log", yscale="log", xlabel="sites of the key",
            ylabel="flip latency (us)", title="Update latency")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left")
     ax2.axhline(3, color="grey", ls="--", lw=1, label="goal: <= 3")
     ax2.set(xscale="log", yscale="log", xlabel="sites of the key",
             ylabel="core syncs per flip", title="Core syncs (membarrier)")
@@ -78,9 +84,11 @@ def plot_disturbance(res, out):
         return
     labels = list(runs[0]["gap_histogram"].keys())
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    names = ["%s\n%s" % (r["observer"], r["mode"]) for r in runs]
+    names = ["%s\n%s\n%s" % (r["observer"], r["mode"],
+                              r.get("layout", "packed")) for r in runs]
     ax.bar(names, [r["interruptions_per_flip"] or 0 for r in runs])
-    ax.axhline(3, color="grey", ls="--", lw=1, label="goal (batched): <= 3")
+    ax.axhline(4, color="grey", ls="--", lw=1,
+               label="goal (batched, mprotect): <= 4")
     ax.set(ylabel="interruptions per flip", yscale="symlog",
            title="Spinner interruptions per 56-site flip")
     ax.tick_params(axis="x", labelsize=7)

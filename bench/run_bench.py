@@ -255,13 +255,46 @@ def strace_check(bdir, out, sz):
             "setup_calls": 2, "agree": calls == counted + 2}
 
 
+def mprotect_per_flip(bdir, out, sites, layout):
+    """Protection changes (mprotect calls) per flip with the mprotect
+    writer: strace -c of two runs with different flip counts, so that
+    start-up calls (the dynamic linker's, the writer's probe) cancel out."""
+    counts = {}
+    for flips in (5, 25):
+        path = os.path.join(out, "raw", "strace_mprotect_%s%d_%d.txt"
+                            % (layout, sites, flips))
+        cmd = ["strace", "-f", "-c", "-o", path, "-e", "trace=mprotect",
+               os.path.join(bdir, "bench_keys"), "latency", "--sites",
+               str(sites), "--layout", layout, "--mode", "mprotect",
+               "--flips", str(flips), "--min-flips", str(flips),
+               "--json", os.devnull]
+        rc, _, se = run(cmd)
+        if rc != 0:
+            return None
+        with open(path) as f:
+            for line in f:
+                parts = line.split()
+                if parts and parts[-1] == "mprotect":
+                    counts[flips] = int(parts[3])
+    if len(counts) != 2:
+        return None
+    return round((counts[25] - counts[5]) / (2.0 * (25 - 5)), 2)
+
+
 def exp_update(bdir, out, sz):
     d = run_json([os.path.join(bdir, "bench_keys"), "latency", "--flips",
                   str(sz["flips"]), "--min-flips", str(sz["min_flips"])],
                  out, "update_latency")
-    return d["update_latency"], {"writer": d.get("writer"),
-                                 "sync_method": d.get("sync_method"),
-                                 "strace": strace_check(bdir, out, sz)}
+    info = {"writer": d.get("writer"), "sync_method": d.get("sync_method"),
+            "pwrite_1byte_us": d.get("pwrite_1byte_us"),
+            "strace": strace_check(bdir, out, sz)}
+    if shutil.which("strace"):
+        info["mprotect_calls_per_flip"] = [
+            {"sites": n, "layout": layout,
+             "calls": mprotect_per_flip(bdir, out, n, layout)}
+            for n, layout in ((56, "packed"), (56, "spread"),
+                              (1000, "spread"))]
+    return d["update_latency"], info
 
 
 # ---- experiments 4-7 ------------------------------------------------------

@@ -1,6 +1,8 @@
 /*
  * bench/sites.c - finding and running the generated sites.
  */
+#include <string.h>
+
 #include "sites.h"
 
 const struct site_group *site_group_by_sites(size_t n)
@@ -12,6 +14,22 @@ const struct site_group *site_group_by_sites(size_t n)
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i]->n == n)
 			return all[i];
+	return 0;
+}
+
+const struct site_group *site_group_by_layout(size_t n, const char *layout)
+{
+	static const struct site_group *const spread[] = {
+		spread56_groups, spread1000_groups,
+	};
+
+	if (!layout || strcmp(layout, "packed") == 0)
+		return site_group_by_sites(n);
+	if (strcmp(layout, "spread") != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(spread) / sizeof(spread[0]); i++)
+		if (spread[i]->n == n)
+			return spread[i];
 	return 0;
 }
 

@@ -27,13 +27,20 @@ extern const struct site_group upd1_groups[1];
 extern const struct site_group upd56_groups[1];
 extern const struct site_group upd1000_groups[1];
 extern const struct site_group upd10000_groups[1];
+/* The same, spread: each site function in its own 4 KiB page, over eight
+ * source files (gen_sites.cmake ALIGN). */
+extern const struct site_group spread56_groups[1];
+extern const struct site_group spread1000_groups[1];
 /* 64 keys of 8 sites each (multi-key commit). */
 extern const struct site_group multi_groups[64];
 /* 3 keys of 56 sites each (lock hold and wait). */
 extern const struct site_group lock_groups[3];
 
-/* site_group_by_sites - the upd* group with @n sites, or NULL. */
+/* site_group_by_sites - the upd* (packed) group with @n sites, or NULL. */
 const struct site_group *site_group_by_sites(size_t n);
+/* site_group_by_layout - "packed" (upd*) or "spread" group with @n sites,
+ * or NULL if there is none. */
+const struct site_group *site_group_by_layout(size_t n, const char *layout);
 
 /* site_group_run - execute every site of @g once. */
 void site_group_run(const struct site_group *g);

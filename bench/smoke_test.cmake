@@ -42,7 +42,8 @@ endfunction()
 run(latency ${WORK_DIR}/latency.json
   FIELDS update_latency.0.sites update_latency.0.mode update_latency.0.median_us
          update_latency.0.p99_us update_latency.0.syncs_per_flip
-         update_latency.0.sites_written_per_flip core_syncs_total
+         update_latency.0.sites_written_per_flip update_latency.0.layout
+         update_latency.1.layout pwrite_1byte_us core_syncs_total
   COMMAND ${BENCH_DIR}/bench_keys latency --sites 56 --flips 2 --min-flips 2)
 run(commit ${WORK_DIR}/commit.json
   FIELDS commit.0.keys commit.0.mode commit.0.median_us commit.0.syncs_per_change
@@ -53,7 +54,9 @@ run(traps ${WORK_DIR}/traps.json
 run(disturb ${WORK_DIR}/disturb.json
   FIELDS disturbance.batched_interruptions_per_flip
          disturbance.one_by_one_interruptions_per_flip
-         disturbance_runs.0.gap_histogram
+         disturbance.batched_spread_interruptions_per_flip
+         disturbance.mprotect_spread_interruptions_per_flip
+         disturbance_runs.0.gap_histogram disturbance_runs.0.layout
   COMMAND ${BENCH_DIR}/bench_keys disturb --flips 10 --idle-ms 10)
 run(locks ${WORK_DIR}/locks.json
   FIELDS locks.lock_hold.buckets locks.lock_wait.buckets locks.fast_path.buckets

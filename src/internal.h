@@ -61,6 +61,7 @@ struct sk__object {
 	const struct sk__site_entry *sites_start;
 	struct sk_key *const *keys_start;
 	unsigned handles;
+	uintptr_t bias;   /* load address minus link-time address */
 };
 
 /* The registered objects, newest first.  Read and changed under the lock. */
@@ -72,8 +73,18 @@ struct sk__site *sk__object_sites_of(struct sk__object *obj,
 /* sk__object_segment_of - the executable segment holding @addr, or NULL. */
 const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr);
+/* sk__site_describe - "0x... (function+0xN in /path)" for messages about
+ * the code at @addr in @obj; reads the object's symbol table from its file,
+ * never the dynamic linker (callable with the patch lock held). */
+void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
+		       char *buf, size_t len);
+/* sk__object_of - the registered object whose segments hold @addr. */
+const struct sk__object *sk__object_of(uintptr_t addr);
 /* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
 bool sk__key_is_valid(const struct sk_key *key);
+/* sk__key_adopt_zeroed - an all-zero kernel-style key becomes a valid false
+ * key (see SK__SITE_LINUX_KEY). */
+void sk__key_adopt_zeroed(struct sk_key *key);
 
 /* Called with the lock held after an object is linked in; a later module
  * (environment start-up state) may set it.  NULL by default. */
@@ -173,7 +184,8 @@ void sk__trap_after_fork_child(void);
 
 /* ---- writer.c ----------------------------------------------------------- */
 
-/* sk__span - a run of code bytes written in one call. */
+/* sk__span - a run of site bytes (byte-adjacent sites) written in one call;
+ * never covers a byte that is not part of a site. */
 struct sk__span {
 	uintptr_t addr;
 	size_t len;
@@ -187,6 +199,10 @@ int sk__writer_ready(void);
 int sk__writer_begin(const struct sk__span *spans, size_t n);
 int sk__writer_write(const struct sk__span *spans, size_t n);
 int sk__writer_end(const struct sk__span *spans, size_t n);
+/* sk__writer_end_serialises - sk__writer_end() interrupts every CPU running
+ * the process (mprotect: the TLB shootdown of taking write permission
+ * away), which patch.c uses as the last step's core sync. */
+bool sk__writer_end_serialises(void);
 const char *sk__writer_name(void);
 /* After fork: the /proc/self/mem descriptor names the parent's memory. */
 void sk__writer_after_fork_child(void);

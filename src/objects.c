@@ -53,6 +53,23 @@ bool sk__key_is_valid(const struct sk_key *key)
 	return key && (key->magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC;
 }
 
+/*
+ * A kernel-style key (statickeys/linux.h) that nobody initialised is a false
+ * key, as the kernel's documentation promises; give it the magic the other
+ * calls check.  Only for keys named by SK__SITE_LINUX_KEY sites: the native
+ * types keep refusing zeroed memory.  A CAS, because the header does the same
+ * from the kernel-style calls (sk__linux_key) in any thread.
+ */
+void sk__key_adopt_zeroed(struct sk_key *key)
+{
+	unsigned zero = 0;
+
+	if (__atomic_load_n(&key->magic, __ATOMIC_RELAXED) == 0)
+		__atomic_compare_exchange_n(&key->magic, &zero, SK__KEY_MAGIC,
+					    false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
 static int site_cmp(const void *a, const void *b)
 {
 	const struct sk__site *x = a, *y = b;
@@ -111,9 +128,16 @@ static int decode_sites(struct sk__object *obj,
 		struct sk__site *s = &obj->sites[obj->nsites];
 		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
-		/* arch hook: how the entry names its key's GOT slot */
-		s->key = (struct sk_key *)sk__arch_site_key(&e->key);
-		s->branch = (unsigned)e->flags & 1u;
+		/* arch hook: a kernel-style site points at a slot of its own
+		 * (arch/<arch>_slot.h); others name the key the architecture's way
+		 * (x86-64: its GOT slot; aarch64: an ADRP+LDR :got: pair). */
+		s->key = (unsigned)e->flags & SK__SITE_LINUX_KEY
+				 ? *(struct sk_key *const *)((const char *)&e->key +
+							     e->key)
+				 : (struct sk_key *)sk__arch_site_key(&e->key);
+		s->branch = (unsigned)e->flags & SK__SITE_LIKELY;
+		if (s->key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
+			sk__key_adopt_zeroed(s->key);
 		if (!s->key) {
 			sk__warn("site %p in %s names an undefined weak key; it "
 				 "keeps its compiled direction", (void *)s->code,
@@ -156,6 +180,7 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!mine)
 		return 0;
+	obj->bias = info->dlpi_addr;
 	obj->lo = UINTPTR_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -234,6 +259,69 @@ static void object_free(struct sk__object *obj)
 	free(obj);
 }
 
+/*
+ * Kernel-style keys initialised without a name (STATIC_KEY_INIT_*, zeroed
+ * memory: statickeys/linux.h) take the name their site spells ("&old_key"
+ * gives "old_key", "&__tracepoint_foo.key" "__tracepoint_foo.key") from the
+ * first site in the object that holds the key, and that object lists them,
+ * so snapshots and skctl show them like defined keys.  The string belongs to
+ * the same object as the key, so it lives as long as the key.  Sites in
+ * other objects do not name a key: their strings could unload first.
+ */
+static int name_linux_keys(struct sk__object *obj,
+			   const struct sk__site_entry *start,
+			   const struct sk__site_entry *stop)
+{
+	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sk__site_entry *e = &start[i];
+		if (!((unsigned)e->flags & SK__SITE_LINUX_KEY))
+			continue;
+		const void *const *slot =
+			(const void *const *)((const char *)&e->key + e->key);
+		struct sk_key *key = (struct sk_key *)slot[0];
+		const char *spelled = slot[1];
+		if (!key || !spelled || key->name || !sk__key_is_valid(key) ||
+		    (uintptr_t)key < obj->lo || (uintptr_t)key >= obj->hi)
+			continue;
+		struct sk_key **keys =
+			realloc(obj->keys, (obj->nkeys + 1) * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		obj->keys = keys;
+		obj->keys[obj->nkeys++] = key;
+		while (*spelled == '&' || *spelled == ' ')
+			spelled++;
+		/* No one reads it yet: the key is listed by no registered object. */
+		key->name = spelled;
+	}
+	return 0;
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(struct sk_key *const *)a;
+	uintptr_t y = (uintptr_t)*(struct sk_key *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* An object lists each key once: the C++ front end (statickeys.hpp) lists a
+ * key next to each of its sites, so one object may list it several times. */
+static void unique_keys(struct sk__object *obj)
+{
+	size_t kept = 0;
+
+	if (obj->nkeys < 2)
+		return;
+	qsort(obj->keys, obj->nkeys, sizeof(*obj->keys), ptr_cmp);
+	for (size_t i = 0; i < obj->nkeys; i++)
+		if (kept == 0 || obj->keys[kept - 1] != obj->keys[i])
+			obj->keys[kept++] = obj->keys[i];
+	obj->nkeys = kept;
+}
+
 static struct sk__object *object_build(const struct sk__site_entry *s0,
 				       const struct sk__site_entry *s1,
 				       struct sk_key *const *k0,
@@ -253,6 +341,9 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 	for (size_t i = 0; i < nkeys; i++)
 		if (sk__key_is_valid(k0[i]))
 			obj->keys[obj->nkeys++] = k0[i];
+	if (name_linux_keys(obj, s0, s1) != 0)
+		goto fail;
+	unique_keys(obj);
 	return obj;
 fail:
 	object_free(obj);

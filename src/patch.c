@@ -13,13 +13,35 @@
  * site's new destination.  A sync is one membarrier for the whole batch, so
  * a batch costs at most 3 core syncs however many sites it holds.
  *
- * Beyond the kernel: the writes of each step are coalesced into spans.  Sites
- * that lie close together in one executable segment are written with a single
- * call whose bytes come from a shadow copy of the span (unchanged code bytes
- * are written back with their current value, which nothing else modifies
- * while we hold the patch lock).  With /proc/self/mem a write costs ~2 us
- * whether it carries 1 byte or 4 KiB, so this turns 3 writes per site into
- * 3 writes per code region.
+ * Exact writes: every write covers site bytes only.  Other tools write code
+ * too, outside our lock: a debugger inserting and removing breakpoints, the
+ * kernel's uprobes, another runtime or a JIT.  A byte we did not put there is
+ * never read into a buffer and written back, so it cannot be reverted.
+ * Sites that are byte-adjacent (one ends where the next begins) form a run
+ * and share one write per step; nothing between runs is written.  Before
+ * step 1 every site is checked to still hold the bytes update.c planned from
+ * (its compiled or last-written instruction); if anything else changed one,
+ * the batch is refused before a byte is written.
+ *
+ * Step 3 and the mprotect writer.  After step 2's sync every CPU has seen
+ * the int3 and the new tail; step 3 turns int3 into the new first byte.  A
+ * CPU that has not refetched yet can only run the int3, which traps, and a
+ * trap after the batch retired is a late trap that re-runs the (now whole)
+ * new instruction (trap.c): either way the new direction.  So step 3's sync
+ * bounds when late traps stop, it is not what makes the update visible.  The
+ * mprotect writer must take write permission away after step 3 anyway, and
+ * that change makes the kernel shoot down the TLB entries of every CPU
+ * running this process (an IPI; the return from it serialises the CPU, the
+ * technique of sync.c's fallback): that is step 3's sync for this writer,
+ * instead of a membarrier.  So the batch interrupts the other CPUs 4 times
+ * (open, 2 membarriers, close), not 5.
+ *
+ * Cost, by layout: a run is one write per step, so 56 sites that touch one
+ * another are 3 writes, and 56 sites in 56 functions are 168, whether the
+ * functions are 16 bytes or a page apart.  With /proc/self/mem a write is
+ * one pwrite (~1-2 us whether it carries 1 byte or 4 KiB); with the mprotect
+ * writer it is a few byte stores, and the cost is the two protection changes
+ * per batch (writer.c), whatever the layout.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,75 +49,89 @@
 
 #include "internal.h"
 
-#define SPAN_MAX 4096 /* bytes one span may cover */
-
 size_t sk__batch_limit;
 
 struct batch {
 	struct sk__patch *p;
 	size_t n;
-	struct sk__span *spans;
-	size_t nspans;
-	unsigned char *shadow;   /* current bytes of every span, concatenated */
-	size_t *shadow_off;      /* per patch: its site's offset in shadow */
+	struct sk__span *runs;   /* byte-adjacent sites, one write per step */
+	size_t nruns;
+	unsigned char *image;    /* patch i's site bytes at i * site size; a
+				    run's bytes are contiguous there too */
 };
 
-/* Group sorted patches into spans; fill the shadow with the code as it is. */
+/* Two sites whose bytes touch may be written together: no foreign byte
+ * lies between them.  Only within one known executable segment. */
+static bool adjacent(const struct sk__span *run, const struct sk__patch *p)
+{
+	return run && p->segment && run->segment == p->segment &&
+	       p->addr == run->addr + run->len;
+}
+
+/* Group sorted patches into runs; the image starts as the old instructions
+ * (what update.c read and checked), never as a copy of memory. */
 static int batch_plan(struct batch *b)
 {
-	size_t site = sk__arch_site_size, total = 0;
+	size_t site = sk__arch_site_size;
 
-	b->spans = calloc(b->n, sizeof(*b->spans));
-	b->shadow_off = calloc(b->n, sizeof(*b->shadow_off));
-	if (!b->spans || !b->shadow_off)
+	b->runs = calloc(b->n, sizeof(*b->runs));
+	b->image = malloc(b->n * site);
+	if (!b->runs || !b->image)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
 		struct sk__patch *p = &b->p[i];
-		struct sk__span *s = b->nspans ? &b->spans[b->nspans - 1] : NULL;
-		if (s && p->segment && s->segment == p->segment &&
-		    p->addr >= s->addr + s->len &&
-		    p->addr + site - s->addr <= SPAN_MAX) {
-			total += p->addr + site - (s->addr + s->len);
-			s->len = p->addr + site - s->addr;
+		struct sk__span *r = b->nruns ? &b->runs[b->nruns - 1] : NULL;
+		if (adjacent(r, p)) {
+			r->len += site;
 		} else {
-			s = &b->spans[b->nspans++];
-			s->addr = p->addr;
-			s->len = site;
-			s->segment = p->segment;
-			total += site;
+			r = &b->runs[b->nruns++];
+			r->addr = p->addr;
+			r->len = site;
+			r->segment = p->segment;
+			r->bytes = b->image + i * site;
 		}
-	}
-	b->shadow = malloc(total);
-	if (!b->shadow)
-		return -ENOMEM;
-	size_t off = 0, k = 0;
-	for (size_t j = 0; j < b->nspans; j++) {
-		struct sk__span *s = &b->spans[j];
-		memcpy(b->shadow + off, (const void *)s->addr, s->len);
-		s->bytes = b->shadow + off;
-		for (; k < b->n && b->p[k].addr < s->addr + s->len; k++)
-			b->shadow_off[k] = off + (b->p[k].addr - s->addr);
-		off += s->len;
+		memcpy(b->image + i * site, p->old_insn, site);
 	}
 	return 0;
 }
 
 static void batch_free(struct batch *b)
 {
-	free(b->spans);
-	free(b->shadow);
-	free(b->shadow_off);
+	free(b->runs);
+	free(b->image);
 }
 
-/* Set bytes [from, to) of every site in the shadow from @old or new insn. */
-static bool shadow_set(struct batch *b, unsigned from, unsigned to, bool new_)
+/* Step 1 may only write over the bytes update.c planned from.  A debugger
+ * or uprobe that put its int3 on a site since (the patch lock does not stop
+ * them) makes the whole batch fail before anything is written. */
+static int batch_verify(const struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (memcmp((const void *)b->p[i].addr, b->p[i].old_insn,
+			   sk__arch_site_size) != 0) {
+			const unsigned char *c = (const void *)b->p[i].addr;
+			char where[512];
+			sk__site_describe(sk__object_of(b->p[i].addr),
+					  b->p[i].addr, where, sizeof(where));
+			sk__warn("refusing the update: site %s changed while it "
+				 "was being planned (now %02x %02x %02x %02x "
+				 "%02x): another tool writes this code; no site "
+				 "was changed", where, c[0], c[1], c[2], c[3],
+				 c[4]);
+			return -EILSEQ;
+		}
+	return 0;
+}
+
+/* Set bytes [from, to) of every site in the image from @old or new insn. */
+static bool image_set(struct batch *b, unsigned from, unsigned to, bool new_)
 {
 	bool changed = false;
 
 	for (size_t i = 0; i < b->n; i++) {
 		const unsigned char *src =
 			new_ ? b->p[i].new_insn : b->p[i].old_insn;
-		unsigned char *dst = b->shadow + b->shadow_off[i];
+		unsigned char *dst = b->image + i * sk__arch_site_size;
 		for (unsigned j = from; j < to; j++) {
 			changed |= dst[j] != src[j];
 			dst[j] = src[j];
@@ -104,16 +140,16 @@ static bool shadow_set(struct batch *b, unsigned from, unsigned to, bool new_)
 	return changed;
 }
 
-static bool shadow_trap_all(struct batch *b)
+static bool image_trap_all(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		b->shadow[b->shadow_off[i]] = sk__arch_trap_byte;
+		b->image[i * sk__arch_site_size] = sk__arch_trap_byte;
 	return b->n > 0;
 }
 
 static int write_and_sync(struct batch *b)
 {
-	int r = sk__writer_write(b->spans, b->nspans);
+	int r = sk__writer_write(b->runs, b->nruns);
 
 	return r ? r : sk__sync_cores();
 }
@@ -134,12 +170,12 @@ static int batch_rollback(struct batch *b)
 		memcpy(b->p[i].new_insn, b->p[i].old_insn, size);
 		memcpy(b->p[i].old_insn, tmp, size);
 	}
-	shadow_trap_all(b);
+	image_trap_all(b);
 	int r = write_and_sync(b);
-	if (r == 0 && shadow_set(b, 1, size, true))
+	if (r == 0 && image_set(b, 1, size, true))
 		r = write_and_sync(b);
 	if (r == 0) {
-		shadow_set(b, 0, 1, true);
+		image_set(b, 0, 1, true);
 		r = write_and_sync(b);
 	}
 	return r;
@@ -151,24 +187,32 @@ static int batch_run(struct batch *b)
 	int r = batch_plan(b);
 
 	if (r == 0)
-		r = sk__writer_begin(b->spans, b->nspans);
+		r = batch_verify(b);
+	if (r == 0)
+		r = sk__writer_begin(b->runs, b->nruns);
 	if (r)
 		return r;
 	sk__trap_publish(b->p, b->n);
 
 	/* Step 1: every site traps from here on. */
-	shadow_trap_all(b);
+	image_trap_all(b);
 	r = write_and_sync(b);
 	SK_INJECT(SK__INJECT_AFTER_TRAP_WRITE);
 	/* Step 2: the tails; invisible, as no thread can decode past int3. */
-	if (r == 0 && shadow_set(b, 1, size, true)) {
+	if (r == 0 && image_set(b, 1, size, true)) {
 		r = write_and_sync(b);
 		SK_INJECT(SK__INJECT_AFTER_TAIL_WRITE);
 	}
-	/* Step 3: the new first byte makes each new instruction whole. */
+	/* Step 3: the new first byte makes each new instruction whole.  With
+	 * the mprotect writer, restoring the protection (writer_end, below)
+	 * is this step's sync: see "Step 3 and the mprotect writer" above. */
+	bool end_syncs = false;
 	if (r == 0) {
-		shadow_set(b, 0, 1, true);
-		r = write_and_sync(b);
+		image_set(b, 0, 1, true);
+		r = sk__writer_write(b->runs, b->nruns);
+		end_syncs = r == 0 && sk__writer_end_serialises();
+		if (r == 0 && !end_syncs)
+			r = sk__sync_cores();
 	}
 	if (r) {
 		sk__warn("code write failed mid-batch (%s); restoring %zu sites",
@@ -186,7 +230,8 @@ static int batch_run(struct batch *b)
 			r = -EIO;
 		}
 	}
-	(void)sk__writer_end(b->spans, b->nspans);
+	if (sk__writer_end(b->runs, b->nruns) != 0 && end_syncs)
+		(void)sk__sync_cores(); /* the shootdown may not have happened */
 	sk__trap_retire();
 	if (r == 0) {
 		sk__count(SK__C_BATCHES, 1);

@@ -37,8 +37,8 @@
  *    glibc blocks all signals for a few microseconds inside pthread_create()
  *    and for the duration of a vfork inside posix_spawn(); those threads
  *    run no sites, so a newly found blocked thread is re-checked with
- *    growing pauses (about 140 ms in all: a new thread may wait that long
- *    for a CPU on a loaded machine) before the update is refused with
+ *    growing pauses (about 1 s in all: on a loaded machine a new thread can
+ *    wait a long time for a CPU before glibc restores its mask) before the update is refused with
  *    -EBUSY, naming the thread and why.  A thread refused for before is
  *    refused again at once, without the pauses or a second warning.
  *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
@@ -91,9 +91,9 @@ bool sk__in_signal_handler(void)
 
 /* ---- 2. threads that block SIGTRAP -------------------------------------- */
 
-#define RECHECKS 20
+#define RECHECKS 28
 #define FIRST_PAUSE_NS 100000L  /* 0.1 ms, doubled each time ... */
-#define MAX_PAUSE_NS 10000000L  /* ... up to 10 ms */
+#define MAX_PAUSE_NS 50000000L  /* ... up to 50 ms: about 1 s in all */
 #define REVALIDATE_NS 1000000000ull /* a full scan at least once a second */
 
 enum policy { POLICY_UNSET, POLICY_REFUSE, POLICY_WARN };

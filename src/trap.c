@@ -48,6 +48,11 @@ static unsigned long readers;
 
 static struct sigaction chained; /* what was installed before us */
 
+/* Where the sorted site addresses are, for the gdb script installed with
+ * the library (src/statickeys-gdb.py): gdb stops at a SIGTRAP before our
+ * handler runs, and this is how the script tells our traps from others. */
+SK_API struct site_index *const *const sk__debugger_sites = &live_sites;
+
 #ifdef SK_ENABLE_INJECT
 void (*volatile sk__inject_hook)(int point);
 #endif

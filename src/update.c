@@ -4,9 +4,11 @@
  * For every target key, every object is asked for that key's sites (a binary
  * search in its (key, code)-sorted table).  A site whose instruction already
  * matches is skipped, so repeated or redundant updates write nothing.  A site
- * that holds neither of its two valid instructions is a bug or foreign
- * tampering: the whole update is refused before anything is written, naming
- * the site, as the kernel does when old bytes do not match.
+ * that holds neither of its two valid instructions has been changed by
+ * something else - most often a debugger's breakpoint or a uprobe on the site
+ * itself: the whole update is refused before anything is written, naming the
+ * site (address, function, object, the bytes found), as the kernel keeps
+ * kprobes off jump-label sites and refuses when old bytes do not match.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +35,32 @@ static int list_push(struct patch_list *l, const struct sk__patch *p)
 	return 0;
 }
 
+/* Say once per site and bytes found (a program retrying a refused update
+ * in a loop would print the same line thousands of times). */
+static void warn_refused(const struct sk__object *obj,
+			 const struct sk__site *site, const unsigned char *b)
+{
+	static uintptr_t last_site;
+	static unsigned char last_byte;
+	char where[512];
+
+	if (site->code == last_site && b[0] == last_byte)
+		return;
+	last_site = site->code;
+	last_byte = b[0];
+	sk__site_describe(obj, site->code, where, sizeof(where));
+	sk__warn("refusing to update key '%s': its site %s holds "
+		 "%02x %02x %02x %02x %02x, neither of its two instructions%s; "
+		 "no site was changed",
+		 site->key->name, where, b[0], b[1], b[2], b[3], b[4],
+		 b[0] == sk__arch_trap_byte
+			 ? " (a breakpoint: a debugger or uprobe has put its "
+			   "int3 on it; remove it to update)"
+			 : " (rewritten by another tool: a uprobe on a 5-byte "
+			   "nop becomes a call on recent kernels; remove it to "
+			   "update)");
+}
+
 /* Queue @site for direction @on if its code does not already show it. */
 static int plan_site(struct patch_list *l, const struct sk__object *obj,
 		     const struct sk__site *site, bool on)
@@ -49,11 +77,14 @@ static int plan_site(struct patch_list *l, const struct sk__object *obj,
 	if (memcmp(p.old_insn, p.new_insn, size) == 0)
 		return 0;
 	if (memcmp(p.old_insn, jump ? nop : jmp, size) != 0) {
-		sk__warn("site %p of key '%s' in %s holds unexpected bytes "
-			 "(%02x %02x ...); refusing to patch",
-			 (void *)site->code, site->key->name,
-			 *obj->path ? obj->path : "the program", p.old_insn[0],
-			 p.old_insn[1]);
+		/* Another tool's int3 over byte 0 of a site that already has
+		 * the wanted tail: nothing to write (object registration while
+		 * a uprobe sits on a site, a flip back to where it was). */
+		if (p.old_insn[0] == sk__arch_trap_byte &&
+		    memcmp(p.old_insn + 1, p.new_insn + 1, size - 1) == 0 &&
+		    memcmp(nop + 1, jmp + 1, size - 1) != 0)
+			return 0;
+		warn_refused(obj, site, p.old_insn);
 		return -EILSEQ;
 	}
 	p.addr = site->code;

@@ -3,15 +3,20 @@
  *
  * procmem (default): pwrite() to /proc/self/mem.  The kernel writes through
  * its own mapping of the page (FOLL_FORCE), so our code pages are never
- * mapped writable: W^X holds at all times.  A pwrite costs about the same for
- * 1 byte as for 4 KiB, so the patch engine hands us spans that cover many
- * sites at once.
+ * mapped writable: W^X holds at all times.  One pwrite per run of site bytes
+ * (patch.c); each costs a system call and a page lookup (~2 us), whatever
+ * its length, so a batch costs ~2 us x 3 x (runs), i.e. per site when sites
+ * are spread over the program.
  *
- * mprotect: make the touched pages read+write+execute for one batch, write
- * with memcpy, restore the segment's protection.  Execute permission is kept
- * throughout because other threads may be running those very pages.  Fast
- * for large batches; refused where RWX mappings are forbidden (SELinux
- * execmem, some seccomp policies).
+ * mprotect: make the touched code read+write+execute for one batch, write
+ * with byte stores, restore the segment's protection.  Execute permission is
+ * kept throughout because other threads may be running those very pages.
+ * One mprotect() per executable segment touched, over the whole range from
+ * its first to its last changing site, and one back: the number of
+ * protection changes (and TLB shootdowns) per batch does not grow with the
+ * number of pages the sites are spread over.  The range's protection is the
+ * segment's own (from its program header) before and after.  Refused where
+ * RWX mappings are forbidden (SELinux execmem, some seccomp policies).
  *
  * The choice is probed once, on first use: the preferred writer writes a
  * byte of our own code with its current value; if that fails the other one
@@ -160,21 +165,28 @@ SK_API int sk_config_set_writer(int writer)
 	return r;
 }
 
-/* Apply @prot to every page the spans touch (adjacent spans share pages). */
+/* Apply the open (RWX) or closed (the segment's own) protection to the code
+ * the spans touch: one call per executable segment, over the pages from its
+ * first span to its last (spans are sorted by address).  Spans outside any
+ * known segment get their own pages. */
 static int protect_spans(const struct sk__span *spans, size_t n, bool open)
 {
 	uintptr_t done_hi = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
+		const struct sk__segment *seg = spans[i].segment;
+		size_t j = i + 1;
+		while (seg && j < n && spans[j].segment == seg)
+			j++;
 		uintptr_t lo = page_of(spans[i].addr);
-		uintptr_t hi = page_of(spans[i].addr + spans[i].len - 1) +
+		uintptr_t hi = page_of(spans[j - 1].addr + spans[j - 1].len - 1) +
 			       page_size;
+		i = j;
 		if (lo < done_hi)
 			lo = done_hi;
 		if (lo >= hi)
 			continue;
-		int base = spans[i].segment ? spans[i].segment->prot
-					    : PROT_READ | PROT_EXEC;
+		int base = seg ? seg->prot : PROT_READ | PROT_EXEC;
 		int r = set_prot(lo, hi - lo, open ? base | PROT_WRITE | PROT_EXEC
 						   : base);
 		if (r)
@@ -192,6 +204,11 @@ int sk__writer_begin(const struct sk__span *spans, size_t n)
 	if (r)
 		(void)protect_spans(spans, n, false);
 	return r;
+}
+
+bool sk__writer_end_serialises(void)
+{
+	return current == W_MPROTECT;
 }
 
 int sk__writer_end(const struct sk__span *spans, size_t n)
@@ -212,25 +229,12 @@ __attribute__((no_sanitize("thread")))
 #endif
 static void store_code(const struct sk__span *s)
 {
-	/* A span is mostly unchanged code: skip equal stretches eight bytes
-	 * per comparison (spans reach 4 KiB; 10000-site batches touch a lot
-	 * of them), then store the differing bytes one by one. */
-	typedef uint64_t __attribute__((aligned(1), may_alias)) word;
 	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
-	size_t j = 0;
 
-	while (j < s->len) {
-		if (s->len - j >= 8 &&
-		    *(const volatile word *)(dst + j) ==
-			    *(const word *)(s->bytes + j)) {
-			j += 8;
-			continue;
-		}
-		size_t end = s->len - j >= 8 ? j + 8 : s->len;
-		for (; j < end; j++)
-			if (dst[j] != s->bytes[j])
-				dst[j] = s->bytes[j];
-	}
+	/* Only the bytes that differ: step 1 changes byte 0 of each site. */
+	for (size_t j = 0; j < s->len; j++)
+		if (dst[j] != s->bytes[j])
+			dst[j] = s->bytes[j];
 }
 
 int sk__writer_write(const struct sk__span *spans, size_t n)

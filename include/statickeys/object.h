@@ -30,6 +30,18 @@ struct sk__site_entry {
 	int flags;
 };
 
+/* Bits of sk__site_entry.flags. */
+#define SK__SITE_LIKELY 0x1u /* sk_branch_likely: the kernel's branch bit */
+/* The site is a kernel-style one (statickeys/linux.h, arch/x86_64_slot.h):
+ * - its key is a struct static_key, for which all-zero memory is a valid
+ *   false key, as in the kernel: the runtime gives such a key the magic of a
+ *   defined key instead of refusing the site (keys of the native types never
+ *   get this, so a zeroed sk_key stays refused);
+ * - its key field points at a slot of two words, the key and the key's name
+ *   as the site spells it, which names keys that have no name of their own.
+ */
+#define SK__SITE_LINUX_KEY 0x2u
+
 /** struct sk__object_handle - one per linked object; owned by the runtime. */
 struct sk__object_handle {
 	int refs;

@@ -22,7 +22,8 @@ struct sk_stats {
 	uint64_t updates;       /* key state changes (0 <-> on) applied */
 	uint64_t batches;       /* int3 protocol runs (one per update or commit) */
 	uint64_t sites_written; /* sites whose instruction was rewritten */
-	uint64_t text_writes;   /* writer calls (one pwrite or memcpy span each) */
+	uint64_t text_writes;   /* writes: one pwrite or store run per run of
+				   adjacent sites and protocol step */
 	uint64_t core_syncs;    /* core serialisations (membarrier or fallback) */
 	uint64_t traps_handled; /* threads resumed by the int3 handler */
 	uint64_t traps_chained; /* SIGTRAPs that were not ours, passed on */

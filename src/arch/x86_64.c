@@ -3,7 +3,8 @@
  *
  * The int3 protocol in patch.c needs only these facts: a site is 5 bytes,
  * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
- * with SIGTRAP (si_code SI_KERNEL) and the instruction pointer one past it.
+ * with SIGTRAP (si_code SI_KERNEL; TRAP_BRKPT under valgrind) and the
+ * instruction pointer one past it.
  */
 #include "arch/backend.h"
 
@@ -58,9 +59,11 @@ uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
 {
 	const ucontext_t *uc = ucontext;
 
-	/* int3 in user mode is reported as SI_KERNEL; single-steps, hardware
-	 * breakpoints and kill()/raise() carry other codes and are not ours. */
-	if (info->si_code != SI_KERNEL)
+	/* int3 in user mode is reported as SI_KERNEL by Linux, as TRAP_BRKPT
+	 * by valgrind's emulation of it; single-steps, hardware breakpoints
+	 * and kill()/raise() carry other codes and are not ours.  (The site
+	 * lookup that follows is what really tells ours from others.) */
+	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT)
 		return 0;
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
 }

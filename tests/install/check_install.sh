@@ -29,4 +29,28 @@ cmake --build "$tmp/cm" >"$tmp/cmb.log" || { cat "$tmp/cmb.log"; exit 1; }
 cc "$src/tests/install/consumer.c" -I"$prefix/include" \
 	"$libdir/libstatickeys.a" -lpthread -ldl -o "$tmp/consumer_static"
 "$tmp/consumer_static"
-echo "3 passed, 0 failed"
+
+# 4. The C++ and kernel-style headers, installed with the others.
+c++ -std=c++17 "$src/tests/install/consumer_frontends.cpp" \
+	$(pkg-config --cflags --libs statickeys) -Wl,-rpath,"$libdir" \
+	-o "$tmp/consumer_frontends"
+"$tmp/consumer_frontends"
+# 5. The gdb script lands where gdb auto-loads it for this prefix, and gdb
+#    loads it (for /usr, gdb's default directories already cover it).
+script=$(find "$prefix/share/gdb/auto-load" -name 'libstatickeys.so.*-gdb.py' 2>/dev/null)
+case "$script" in
+"$prefix/share/gdb/auto-load$libdir/libstatickeys.so."*-gdb.py) ;;
+*) echo "gdb script not installed under share/gdb/auto-load$libdir: '$script'"; exit 1 ;;
+esac
+n=5
+if command -v gdb >/dev/null; then
+	gdb -nx -batch -iex "add-auto-load-scripts-directory $prefix/share/gdb/auto-load" \
+		-iex "add-auto-load-safe-path $prefix/share/gdb/auto-load" \
+		-ex run "$tmp/consumer_pc" >"$tmp/gdb.log" 2>&1
+	grep -q "statickeys: catchpoint" "$tmp/gdb.log" ||
+		{ cat "$tmp/gdb.log"; echo "gdb did not auto-load the installed script"; exit 1; }
+	n=6
+else
+	echo "gdb not installed: auto-loading not checked"
+fi
+echo "$n passed, 0 failed"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# gdb_test.sh PROGRAM LIBDIR SOURCE - debug a program that flips keys, with gdb in
+# batch mode, at gdb's default settings plus the library's auto-loaded gdb
+# script (LIBDIR/libstatickeys.so.*-gdb.py).  The only setting the test adds
+# is the auto-load safe path for LIBDIR, as a distribution does for the
+# directories it installs such scripts to (/usr/share/gdb/auto-load is safe
+# by default).  No `handle SIGTRAP` anywhere.
+#
+#   1. no breakpoints: the program runs to its end and exits 0;
+#   2. breakpoints in a function holding a site and next to the site: set,
+#      hit, deleted (once with a bare `delete`, which also deletes the
+#      script's catchpoint: it must come back), set again, hit; exit 0;
+#   3. a breakpoint on the site itself: the script deletes it with a message
+#      (gdb's saved byte would undo the library's writes), keeping its other
+#      locations as new breakpoints; the program runs on and exits 0.  (The library's own refusal of an
+#      int3 on a site is tested by coexist_refuse_breakpoint_on_site.)
+set -u
+prog=$1 libdir=$2 src=$3
+# Lines of flipper.c: the first of with_site()'s body, and its `if` (the site).
+body_line=$(grep -n 'sink += x \* 3;' "$src" | cut -d: -f1)
+if_line=$(grep -n 'if (sk_branch_unlikely(&k))' "$src" | cut -d: -f1)
+command -v gdb >/dev/null || { echo "SKIPPED: gdb is not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 pass=0
+check() { # check DESCRIPTION COMMAND...
+	if "${@:2}"; then pass=$((pass + 1)); echo "ok: $1"
+	else fail=$((fail + 1)); echo "FAILED: $1"; fi
+}
+has() { grep -q -- "$1" "$tmp/out"; }
+count() { grep -c -- "$1" "$tmp/out"; }
+run_gdb() { # run_gdb SCRIPT ARGS...
+	local script=$1; shift
+	timeout 300 gdb -nx -batch -iex "add-auto-load-safe-path $libdir" \
+		-x "$script" --args "$prog" "$@" >"$tmp/out" 2>&1
+	echo "---- gdb output ($(basename "$script"))"; cat "$tmp/out"; echo "----"
+}
+
+# 1. No breakpoints.
+cat >"$tmp/none.gdb" <<'G'
+run
+python print("statickeys traps retried by gdb:", gdb._statickeys_state["fn"].retried)
+G
+run_gdb "$tmp/none.gdb" 3 300
+check "the script was auto-loaded" has "statickeys: catchpoint"
+check "no breakpoints: exits 0" has "exited normally"
+check "no SIGTRAP reaches the user" bash -c "! grep -q 'received signal SIGTRAP' '$tmp/out'"
+check "no update refused" has " 0 refused, 0 other errors"
+retried=$(sed -n 's/^statickeys traps retried by gdb: //p' "$tmp/out")
+check "threads did meet int3s of updates under gdb (${retried:-none})" \
+	test "${retried:-0}" -gt 0
+
+# 2. Breakpoints in and next to a function with a site.
+cat >"$tmp/bps.gdb" <<'G'
+break phase_done
+run
+break with_site
+continue
+continue
+delete 3
+break *after_site_addr
+continue
+continue
+delete
+break with_site
+continue
+info breakpoints
+delete
+continue
+G
+run_gdb "$tmp/bps.gdb" 2 300
+check "stops at phase_done (breakpoint 1)" has "hit Breakpoint 1, phase_done"
+check "breakpoint 3 in with_site hit twice" test "$(count 'hit Breakpoint 3, with_site')" -eq 2
+check "breakpoint 4 next to the site hit twice" test "$(count 'hit Breakpoint 4, ')" -eq 2
+check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*flipper.c:$((if_line + 2))"
+check "the catchpoint came back after a bare delete" \
+	test "$(count 'statickeys: catchpoint')" -ge 2
+again=$(sed -n "s/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*flipper.c, line $body_line\.\$/\1/p" "$tmp/out" | tail -n 1)
+check "breakpoint $again, set again in with_site, hit" has "hit Breakpoint $again, with_site"
+check "the re-created catchpoint was in place then" \
+	grep -Eq "^[0-9]+ +catchpoint .*signal \"SIGTRAP\"" "$tmp/out"
+check "after the last delete: runs to its end, exits 0" has "exited normally"
+check "no SIGTRAP reaches the user" bash -c "! grep -q 'received signal SIGTRAP' '$tmp/out'"
+check "no update refused" has " 0 refused, 0 other errors"
+
+# 3. Breakpoints on the site itself: by address, and by the line of the
+#    `if (sk_branch_unlikely(...))`, whose first instruction is the site and
+#    whose other location is the branch taken while the key is on.  Run
+#    several times: the bug this guards against (gdb stepping a thread "past"
+#    a breakpoint it found already holding an int3, the library's, into the
+#    middle of the site: SIGILL) needs the updater to be caught mid-batch.
+for round in 1 2 3; do
+cat >"$tmp/site.gdb" <<G
+break phase_done
+run
+break *site_addr
+break flipper.c:$if_line
+continue
+delete 5
+continue
+delete 1
+continue
+G
+run_gdb "$tmp/site.gdb" 3 300
+check "[$round] the breakpoint on the site is deleted, with a message" \
+	grep -Eq "statickeys: breakpoint 3 at 0x[0-9a-f]+ \(with_site \+ [0-9]+\) is on a statickeys site.*deleted" "$tmp/out"
+check "[$round] so is the one set by line" \
+	grep -Eq "statickeys: breakpoint 4 at 0x[0-9a-f]+ .* is on a statickeys site" "$tmp/out"
+check "[$round] the line's other location is kept as breakpoint 5" \
+	has "statickeys: breakpoint 4 keeps its other location as breakpoint 5"
+check "[$round] which is hit (the branch taken while the key is on)" \
+	has "hit Breakpoint 5, with_site"
+check "[$round] no thread runs the middle of a site" \
+	bash -c "! grep -q 'received signal' '$tmp/out'"
+check "[$round] phase_done hit again meanwhile" \
+	test "$(count 'hit Breakpoint 1, phase_done')" -eq 2
+check "[$round] no update refused, exits 0" has " 0 refused, 0 other errors"
+check "[$round] runs to its end" has "exited normally"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

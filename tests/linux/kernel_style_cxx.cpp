@@ -1,0 +1,2 @@
+// The kernel-style code compiled as C++.
+#include "kernel_style.c"

@@ -126,15 +126,11 @@ static int decode_sites(struct sk__object *obj,
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
 		struct sk__site *s = &obj->sites[obj->nsites];
+		struct sk_key *const *slot = (struct sk_key *const *)(
+			(const char *)&e->key + e->key);
 		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
 		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
-		/* arch hook: a kernel-style site points at a slot of its own
-		 * (arch/<arch>_slot.h); others name the key the architecture's way
-		 * (x86-64: its GOT slot; aarch64: an ADRP+LDR :got: pair). */
-		s->key = (unsigned)e->flags & SK__SITE_LINUX_KEY
-				 ? *(struct sk_key *const *)((const char *)&e->key +
-							     e->key)
-				 : (struct sk_key *)sk__arch_site_key(&e->key);
+		s->key = *slot;
 		s->branch = (unsigned)e->flags & SK__SITE_LIKELY;
 		if (s->key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
 			sk__key_adopt_zeroed(s->key);

@@ -113,25 +113,8 @@ struct sk_key_false {
 	static struct sk_key *const sk__keyref_##name __attribute__((        \
 		used, SK__RETAIN_ATTR section("sk_keys"))) = &(name).key
 
-/*
- * arch hook: on aarch64 every key gets a data section of its own.  Sites
- * name their key through the GOT (:got:key, statickeys/arch/aarch64.h), and
- * for a static key GNU as rewrites that as "its section + offset", which
- * GNU ld resolves to the section's start: two static keys sharing a section
- * would share a GOT slot.  Alone in its section, a key is at offset 0.
- */
-#if defined(__aarch64__) && defined(__GNUC__)
-#define SK__KEY_SECTION_(name, n)                                           \
-	__attribute__((section(".data.sk_key." #name "." #n)))
-#define SK__KEY_SECTION(name, n) SK__KEY_SECTION_(name, n)
-#define SK__KEY_ATTRS(name) SK__KEY_SECTION(name, __COUNTER__)
-#else
-#define SK__KEY_ATTRS(name)
-#endif
-
 #define SK__DEFINE_KEY(type, name, init, desc)                               \
-	struct type name SK__KEY_ATTRS(name) =                               \
-		{ SK__KEY_INIT(init, #name, desc) };                         \
+	struct type name = { SK__KEY_INIT(init, #name, desc) };              \
 	SK__KEY_LISTING(name)
 
 /** SK_DEFINE_KEY_FALSE(name) - define a global key that starts disabled. */

@@ -16,7 +16,6 @@
  * that compiles every file of src/arch/ still links. */
 #if defined(__aarch64__)
 #include "arch/backend.h"
-#include "internal.h"
 
 #include <string.h>
 #include <ucontext.h>
@@ -64,59 +63,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	/* Sign-extend imm26 (shift it to the top, then back down). */
 	int32_t words = (int32_t)(v << 6) >> 6;
 	return addr + (intptr_t)words * 4;
-}
-
-/* ADRP/ADR: op(31) immlo(30:29) 1 0 0 0 0 immhi(23:5) Rd(4:0). */
-static intptr_t adr_imm(uint32_t v)
-{
-	uint32_t imm21 = ((v >> 3) & 0x1ffffcu) | ((v >> 29) & 3u);
-
-	return (intptr_t)((int32_t)(imm21 << 11) >> 11);
-}
-
-/*
- * The key reference is ADRP x16, :got:key + LDR x16, [x16, :got_lo12:key]
- * as the compiler emits it; linkers may rewrite the pair, and every form
- * they produce is decoded:
- *   ADRP + LDR      the GOT slot holds the key's address (GNU ld)
- *   ADR  + LDR      the same, ADRP turned into ADR (Cortex-A53 843419 fix)
- *   ADRP + ADD      the key's own address: the GOT load relaxed (lld)
- *   NOP  + ADR      the same, relaxed further (lld, key within 1 MiB)
- *   NOP  + LDR lit  the GOT slot, loaded PC-relative (lld)
- */
-const void *sk__arch_site_key(const int *field)
-{
-	uintptr_t pc = (uintptr_t)field + (intptr_t)*field;
-	const unsigned char *p = (const unsigned char *)pc;
-	uint32_t first = load32(p), second = load32(p + 4);
-	uintptr_t base;
-
-	if (first == A64_NOP) {
-		if ((second & 0x9f000000u) == 0x10000000u) /* ADR */
-			return (const void *)(pc + 4 +
-					      (uintptr_t)adr_imm(second));
-		if ((second & 0xff000000u) == 0x58000000u) { /* LDR literal */
-			intptr_t off = (intptr_t)((int32_t)(second << 8) >> 13);
-			return *(const void *const *)(pc + 4 +
-						       (uintptr_t)(off * 4));
-		}
-	} else if ((first & 0x9f000000u) == 0x90000000u || /* ADRP */
-		   (first & 0x9f000000u) == 0x10000000u) { /* ADR */
-		if (first & 0x80000000u) /* ADRP counts 4 KiB pages */
-			base = (pc & ~(uintptr_t)0xfff) +
-			       (uintptr_t)(adr_imm(first) << 12);
-		else
-			base = pc + (uintptr_t)adr_imm(first);
-		if ((second & 0xffc00000u) == 0xf9400000u) /* LDR [Xn, #i*8] */
-			return *(const void *const *)(
-				base + ((second >> 10) & 0xfffu) * 8);
-		if ((second & 0xffc00000u) == 0x91000000u) /* ADD Xd, Xn, #i */
-			return (const void *)(base + ((second >> 10) & 0xfffu));
-	}
-	sk__warn("site table entry at %p: its key reference holds %08x %08x, "
-		 "which no linker form known here produces", (const void *)field,
-		 first, second);
-	return NULL;
 }
 
 uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)

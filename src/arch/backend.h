@@ -39,13 +39,6 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 /* sk__arch_destination - where the site instruction @insn at @addr leads. */
 uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn);
 
-/* sk__arch_site_key - the key a site entry's key field names: @field
- * points at the field, which holds an offset from itself to the
- * architecture's key reference (x86-64: the key's GOT slot; aarch64: an
- * ADRP + LDR pair that addresses the GOT slot).  NULL for an undefined weak
- * key or a reference the decoder does not recognise. */
-const void *sk__arch_site_key(const int *field);
-
 /* sk__arch_trap_address - for a SIGTRAP, the address of the trapping site
  * if it was a breakpoint instruction, else 0.  Signal context. */
 uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext);

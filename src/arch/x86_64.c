@@ -42,12 +42,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr + 5 + (intptr_t)rel;
 }
 
-const void *sk__arch_site_key(const int *field)
-{
-	/* key@GOTPCREL: the field is the offset of the key's GOT slot. */
-	return *(const void *const *)((const char *)field + *field);
-}
-
 int sk__arch_patch_direct(struct sk__patch *patches, size_t n)
 {
 	(void)patches;

@@ -1,13 +1,13 @@
 /*
  * static_keys.c - keys of internal linkage are told apart by their sites.
  *
- * On aarch64 a site names its key through the GOT (:got:key).  For a
- * static key GNU as turns that into "section + offset", and GNU ld
- * resolves it to the section's start, so two static keys in one section
- * would share a GOT slot and one key's flip would move the other's sites.
- * key.h gives each key a section of its own on aarch64.  Checked: three
- * static keys and one global key in one file, each flipped alone, move
- * their own sites and no other.  Built for every architecture.
+ * A first aarch64 design named the key through the GOT (:got:key); for a
+ * key of internal linkage both assemblers rewrite that as "section +
+ * offset", and GNU ld resolved the GOT entry to another key, so one key's
+ * flip moved another's sites (statickeys/arch/aarch64.h now gives each
+ * site a key slot).  Checked: three static keys and one global key in one
+ * file, each flipped alone, move their own sites and no other (C++ keys:
+ * static_keys_cxx.cpp).  Built for every architecture.
  */
 #include <statickeys.h>
 

@@ -9,28 +9,31 @@
  * four 32-bit fields as on x86-64 (statickeys/object.h), all relative:
  *   code   = site address  - &code
  *   target = "yes" label   - &target
- *   key    = key reference - &key
+ *   key    = the site's key slot - &key
  *   flags  = bit 0: the branch is "likely".
- * The key reference differs from x86-64's, where the field points straight
- * at the key's GOT slot (key@GOTPCREL).  Neither GNU as 2.40 nor clang 14 has
- * a data relocation for a GOT slot on aarch64 (R_AARCH64_GOTPCREL32 is newer
- * than both), so the field points at a pair of instructions in the
- * "sk_keyrefs" section that are never executed:
- *   ADRP x16, :got:key              the GOT slot's 4 KiB page
- *   LDR  x16, [x16, :got_lo12:key]  its offset in the page
- * The static linker resolves both against the object's GOT entry for the key,
- * which the dynamic linker fills at load time like any other: a key defined
- * in another object (or interposed) is found the way code finds it.  The
- * runtime decodes the pair to find the slot (src/arch/aarch64.c), so the
- * table still needs no load-time relocation of its own.  A linker that
- * relaxes the pair into ADRP + ADD (the key is local) gives the key's own
- * address; the decoder accepts that form too.
+ * On x86-64 the key field points at the key's GOT slot (key@GOTPCREL).
+ * aarch64 has no such data relocation in GNU as 2.40 or clang 14
+ * (R_AARCH64_GOTPCREL32 is newer), and the instruction form - a never
+ * executed "ADRP x16, :got:key; LDR x16, [x16, :got_lo12:key]" pair - is
+ * wrong for keys of internal linkage: both assemblers rewrite its
+ * relocations as "the key's section + offset", and GNU ld 2.40 resolves
+ * that GOT entry to the wrong key (static C keys and C++ keys in an
+ * anonymous namespace flipped each other's sites).  So each site brings its
+ * own slot, an 8-byte pointer to the key in ".data.rel.ro.sk_keyslots",
+ * and the key field points at it.  The dynamic linker relocates the slot as
+ * any data pointer - to whichever object's key the symbol binds to, exactly
+ * as it fills a GOT entry, and with the right offset for local keys - and the
+ * slot is read-only after relocation (RELRO), like the GOT.  The runtime
+ * reads it as it reads x86-64's GOT slot.  The cost: one load-time
+ * relocation per site instead of one per key; sk_sites itself stays
+ * relocation-free.
  *
  * The key operand must print as a bare symbol name: gcc refuses "i" for
  * symbol addresses under -fPIC/-fPIE and takes "S" with %c; clang 14 takes
- * "S" too.  Both entries use the "?" section flag so that they share the
- * code's COMDAT group, and "R" (SK__RETAIN_FLAG) so that --gc-sections
- * keeps them (see statickeys/arch/x86_64.h).
+ * "S" too, and "S" refuses a key known only at run time.  The entry and the
+ * slot use the "?" section flag so that they share the code's COMDAT group;
+ * the entry is retained ("R", SK__RETAIN_FLAG) under --gc-sections and
+ * keeps its slot (see statickeys/arch/x86_64.h).
  */
 #ifndef STATICKEYS_ARCH_AARCH64_H
 #define STATICKEYS_ARCH_AARCH64_H
@@ -47,15 +50,14 @@
 			     ".else\n\t"                                     \
 			     "nop\n\t"                                       \
 			     ".endif\n\t"                                    \
+			     ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
+			     ".balign 8\n"                                   \
+			     "2:\t.quad %c0\n\t"                             \
+			     ".popsection\n\t"                               \
 			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
 			     ".balign 4\n\t"                                 \
 			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long 2f - ., %c1\n\t"                         \
-			     ".popsection\n\t"                               \
-			     ".pushsection sk_keyrefs, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n"                                   \
-			     "2:\tadrp x16, :got:%c0\n\t"                    \
-			     "ldr x16, [x16, #:got_lo12:%c0]\n\t"            \
+			     ".long 2b - ., %c1\n\t"                         \
 			     ".popsection"                                   \
 			     :                                               \
 			     : "S"(keyp), "i"(branch), "i"(jump)             \

@@ -103,7 +103,10 @@ inline void throw_if(int r, const char *what)
  * assemble.
  */
 #if defined(__GNUC__) && defined(__ELF__) && defined(__LP64__)
-#ifdef __clang__
+#if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
+#define SK__CXX_KEY_SYM "%c0"
+#define SK__CXX_KEY_CONSTRAINT "S"
+#elif defined(__clang__)
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "s"
 #else

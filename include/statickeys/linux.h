@@ -57,8 +57,12 @@
 #include "statickeys/branch.h"
 #include "statickeys/key.h"
 
-#if SK_HAVE_PATCHED_SITES
+#if SK_HAVE_PATCHED_SITES && defined(__aarch64__) /* arch hook */
+#include "statickeys/arch/aarch64_slot.h"
+#elif SK_HAVE_PATCHED_SITES
 #include "statickeys/arch/x86_64_slot.h"
+#endif
+#if SK_HAVE_PATCHED_SITES
 /* Sites of kernel-style keys name their key through their own slot (an
  * embedded key has no symbol of its own), with the key's spelling as a name
  * for keys that have none, and accept zeroed keys. */

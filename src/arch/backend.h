@@ -28,6 +28,7 @@
 #define SK_ARCH_BACKEND_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -56,6 +57,13 @@ uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext);
 
 /* sk__arch_set_pc - resume the interrupted thread at @pc.  Signal context. */
 void sk__arch_set_pc(void *ucontext, uintptr_t pc);
+
+/* sk__arch_tlb_ipi_serialises - os/sync.c's fallback (revoking write access
+ * to a page) makes the kernel interrupt every CPU running the process, and
+ * the return from that interrupt serialises it (x86-64).  false where TLBs
+ * are invalidated by broadcast instructions without interrupts (aarch64):
+ * the fallback then serialises no other CPU. */
+extern const bool sk__arch_tlb_ipi_serialises;
 
 /* sk__arch_serialize_self - make this CPU refetch instructions (used where
  * membarrier does not serialise the caller, Linux < 5.11). */

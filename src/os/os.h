@@ -30,6 +30,10 @@ struct sk__span {
 	size_t len;
 	const unsigned char *bytes;
 	const struct sk__segment *segment;
+	/* One aligned instruction word that other threads may be executing,
+	 * changed without a trap protocol (aarch64): store it whole, never
+	 * byte by byte. */
+	bool whole_word;
 };
 
 /* sk__writer_ready - probe (once) and return 0, or -EPERM if no writer

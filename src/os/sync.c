@@ -58,6 +58,20 @@ static bool kernel_before_5_11(void)
 	return major < 5 || (major == 5 && minor < 11);
 }
 
+/* arch hook: where TLB invalidation sends no IPI (aarch64) the fallback
+ * serialises no other CPU; say so, once. */
+static void fallback_warn_arch(void)
+{
+	static bool warned;
+
+	if (sk__arch_tlb_ipi_serialises || warned)
+		return;
+	warned = true;
+	sk__warn("no membarrier SYNC_CORE: other threads may run a site's old "
+		 "instruction (still a valid one) until their next interrupt "
+		 "or system call");
+}
+
 static bool mprotect_setup(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -70,6 +84,7 @@ static bool mprotect_setup(void)
 	 * shootdown, which would silently skip the IPIs). Best effort. */
 	(void)mlock(p, (size_t)page);
 	helper_page = p;
+	fallback_warn_arch();
 	return true;
 }
 

@@ -50,6 +50,24 @@ static uintptr_t page_of(uintptr_t a)
 	return a & ~(uintptr_t)(page_size - 1);
 }
 
+/*
+ * A span marked whole_word (aarch64, which has no trap protocol) is one
+ * site that other threads may be executing; it must change with one aligned
+ * store of the whole instruction, never byte by byte
+ * (arch/aarch64/store_batch.c).  Returns false where this does not apply
+ * (x86-64: store_code()).
+ */
+static bool store_site_word(const struct sk__span *s)
+{
+	uint32_t insn;
+
+	if (!s->whole_word || s->len != 4 || (s->addr & 3) != 0)
+		return false;
+	memcpy(&insn, s->bytes, sizeof(insn));
+	__atomic_store_n((uint32_t *)s->addr, insn, __ATOMIC_RELAXED);
+	return true;
+}
+
 static int procmem_open(void)
 {
 	if (mem_fd >= 0)
@@ -218,7 +236,8 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
-			store_code(&spans[i]);
+			if (!store_site_word(&spans[i]))
+				store_code(&spans[i]);
 		} else {
 			int r = procmem_write(spans[i].addr, spans[i].bytes,
 					      spans[i].len);

@@ -12,6 +12,7 @@
 #include <ucontext.h>
 
 const unsigned sk__arch_site_size = 5;
+const bool sk__arch_tlb_ipi_serialises = true;
 const unsigned char sk__arch_trap_byte = 0xcc;
 
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };

@@ -1,0 +1,139 @@
+/*
+ * src/arch/aarch64/store_batch.c - one batch of site changes without a trap,
+ * and the rest of the contract an architecture without traps fulfils.
+ *
+ * What the arm64 kernel does for its own jump labels
+ * (arch/arm64/kernel/jump_label.c, patching.c), in user space:
+ *
+ *   1. every site: one aligned 32-bit store of the new instruction (B <-> NOP
+ *      may be changed while other CPUs execute it: they see the old or the
+ *      new instruction, nothing else);
+ *   2. every site: __builtin___clear_cache() over its 4 bytes, which is
+ *      DC CVAU (clean the data cache line to the point of unification),
+ *      DSB ISH, IC IVAU (invalidate the instruction cache line), DSB ISH,
+ *      ISB - the new instruction is now what any CPU fetches next;
+ *   3. once per batch: membarrier(PRIVATE_EXPEDITED_SYNC_CORE), so every
+ *      CPU running one of our threads takes a context synchronisation event
+ *      and drops instructions it fetched before step 2 (the kernel's
+ *      kick_all_cpus_sync() after all stores of a batch, since 2024).
+ *
+ * A batch therefore costs one core sync whatever the number of sites.  Each
+ * site is its own write (never a span over unchanged bytes): with
+ * /proc/self/mem the kernel copies a 4-byte aligned write with 32-bit stores,
+ * with the mprotect writer writer.c stores the word at once.  If a write
+ * fails, the sites already written get their old instruction back the same
+ * way, so the batch is all or nothing as on x86-64.
+ */
+
+#if defined(__aarch64__) /* only built for aarch64 (src/CMakeLists.txt) */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/backend.h"
+
+/* Steps 1 and 2 for patches [0, n), new (or, to undo, old) instructions. */
+static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
+		       bool new_, size_t *done)
+{
+	for (*done = 0; *done < n; (*done)++) {
+		struct sk__span *s = &spans[*done];
+		s->bytes = new_ ? p[*done].new_insn : p[*done].old_insn;
+		int r = sk__writer_write(s, 1);
+		if (r)
+			return r;
+		__builtin___clear_cache((char *)s->addr, (char *)s->addr + s->len);
+	}
+	return 0;
+}
+
+/* The sites must still hold what update.c planned from: another tool (a
+ * debugger's BRK) may have written one since; then nothing is written and
+ * the core names the site. */
+static int verify_sites(const struct sk__patch *p, size_t n, size_t *changed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp((const void *)p[i].addr, p[i].old_insn,
+			   sk__arch_site_size) != 0) {
+			*changed = i;
+			return -EILSEQ;
+		}
+	return 0;
+}
+
+static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
+{
+	struct sk__span *spans = calloc(n, sizeof(*spans));
+	size_t done = 0;
+	int r;
+
+	if (!spans)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		spans[i].addr = p[i].addr;
+		spans[i].len = sk__arch_site_size;
+		spans[i].segment = p[i].segment;
+		spans[i].whole_word = true;
+	}
+	r = verify_sites(p, n, changed);
+	if (r == 0)
+		r = sk__writer_begin(spans, n);
+	if (r) {
+		free(spans);
+		return r;
+	}
+	r = write_sites(spans, p, n, true, &done);
+	if (r) {
+		size_t undone;
+		sk__warn("code write failed mid-batch (%s); restoring %zu sites",
+			 strerror(-r), done);
+		if (write_sites(spans, p, done, false, &undone) != 0)
+			sk__warn("restoring failed too; %zu sites keep their "
+				 "new instruction", done - undone);
+	}
+	/* Step 3, also after a failure: sites were written either way. */
+	int s = sk__sync_cores();
+	if (r == 0)
+		r = s;
+	(void)sk__writer_end(spans, n);
+	free(spans);
+	if (r == 0) {
+		sk__count(SK__C_BATCHES, 1);
+		sk__count(SK__C_SITES_WRITTEN, n);
+	}
+	return r;
+}
+
+int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
+{
+	int r = sk__writer_ready();
+
+	if (r || n == 0)
+		return r;
+	return batch_run(patches, n, changed);
+}
+
+/* No trap protocol: every thread survives a batch whatever its mask. */
+int sk__arch_update_allowed(void)
+{
+	return 0;
+}
+
+/* No traps: nothing resolves site addresses, nothing is ever stuck. */
+void sk__trap_set_sites(uintptr_t *addrs, size_t n)
+{
+	(void)n;
+	free(addrs);
+}
+
+void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
+}
+
+void sk__arch_after_fork_child(void)
+{
+}
+
+#endif /* __aarch64__ */

@@ -125,3 +125,8 @@ void sk__warn(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "statickeys: %s\n", line);
 }
+
+#ifdef SK_ENABLE_INJECT
+/* The tests' fault-injection hook (os.h, SK_INJECT). */
+void (*volatile sk__inject_hook)(int point);
+#endif

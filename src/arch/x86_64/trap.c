@@ -54,9 +54,6 @@ static struct sigaction chained; /* what was installed before us */
  * handler runs, and this is how the script tells our traps from others. */
 SK_API struct site_index *const *const sk__debugger_sites = &live_sites;
 
-#ifdef SK_ENABLE_INJECT
-void (*volatile sk__inject_hook)(int point);
-#endif
 
 static const struct sk__patch *batch_find(const struct trap_batch *b,
 					  uintptr_t addr)

@@ -11,6 +11,7 @@
  * kprobes off jump-label sites and refuses when old bytes do not match.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,10 +50,16 @@ static void warn_refused(const struct sk__object *obj,
 	last_site = site->code;
 	last_byte = b[0];
 	sk__site_describe(obj, site->code, where, sizeof(where));
+	/* The site's own bytes only (5 on x86-64, 4 on aarch64). */
+	char bytes[3 * SK__SITE_MAX + 1] = "";
+	size_t len = 0;
+	for (unsigned i = 0; i < sk__arch_site_size; i++)
+		len += (size_t)snprintf(bytes + len, sizeof(bytes) - len,
+					"%s%02x", i ? " " : "", b[i]);
 	sk__warn("refusing to update key '%s': its site %s holds "
-		 "%02x %02x %02x %02x %02x, neither of its two instructions%s; "
+		 "%s, neither of its two instructions%s; "
 		 "no site was changed",
-		 site->key->name, where, b[0], b[1], b[2], b[3], b[4],
+		 site->key->name, where, bytes,
 		 b[0] == sk__arch_trap_byte
 			 ? " (a breakpoint: a debugger or uprobe has put its "
 			   "int3 on it; remove it to update)"

@@ -87,7 +87,8 @@ int sk__writer_select(int writer);
 /* ---- fault injection (tests only) ---------------------------------------- */
 
 enum sk__inject_point {
-	SK__INJECT_AFTER_TRAP_WRITE, /* int3 written and synced */
+	SK__INJECT_AFTER_TRAP_WRITE, /* int3 written and synced (aarch64:
+					the new instructions written) */
 	SK__INJECT_AFTER_TAIL_WRITE, /* bytes 1.. written and synced */
 	SK__INJECT_IN_TRAP_HANDLER,  /* a thread is being resumed */
 };

@@ -83,6 +83,10 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 		return r;
 	}
 	r = write_sites(spans, p, n, true, &done);
+	/* The point the x86-64 protocol calls "after the trap write": every
+	 * site written, nothing synced yet (tests stop batches here). */
+	if (r == 0)
+		SK_INJECT(SK__INJECT_AFTER_TRAP_WRITE);
 	if (r) {
 		size_t undone;
 		sk__warn("code write failed mid-batch (%s); restoring %zu sites",

@@ -28,6 +28,8 @@
  *   dlopen_after       threads created and blocked before a plugin with its
  *                      own key and sites is dlopen()ed; they then run them
  *   fork_spawn         blocked workers fork() and posix_spawn() during flips
+ *   exec_blocked       a program started with SIGTRAP blocked (masks survive
+ *                      exec) has it unblocked before main, other signals not
  *
  * SK_TORTURE_SECONDS sets each case's duration (default 1).  Run by ctest
  * with each writer and with the fallback core sync.
@@ -537,8 +539,44 @@ static void case_fork_spawn(void)
 	run_simple(forking_worker);
 }
 
+/* ---- a program started with SIGTRAP blocked ------------------------------ */
+
+/* In the re-executed copy: what main finds. */
+static int started_blocked_child(void)
+{
+	sigset_t cur;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, _NSIG / 8);
+	return !sigismember(&cur, SIGTRAP) && sigismember(&cur, SIGUSR2) ? 0 : 1;
+}
+
+static void case_exec_blocked(void)
+{
+	sigset_t both, old;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* Past the wrappers, as a parent without this library would. */
+		sigemptyset(&both);
+		sigaddset(&both, SIGTRAP);
+		sigaddset(&both, SIGUSR2);
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, &both, &old, _NSIG / 8);
+		setenv("SK_MODELS_CHILD", "1", 1);
+		char *argv[] = { "faults_thread_models", NULL };
+		execve("/proc/self/exe", argv, environ);
+		_exit(3);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "started with SIGTRAP and SIGUSR2 blocked: main found SIGTRAP "
+	      "still blocked or SIGUSR2 unblocked (status %#x)", status);
+}
+
 int main(int argc, char **argv)
 {
+	if (getenv("SK_MODELS_CHILD"))
+		return started_blocked_child();
 	static const struct check_case cases[] = {
 		{ "inherited", case_inherited },
 		{ "pthread_sigmask", case_pthread_sigmask },
@@ -550,6 +588,7 @@ int main(int argc, char **argv)
 		{ "handler_sigsuspend", case_handler_sigsuspend },
 		{ "dlopen_after", case_dlopen_after },
 		{ "fork_spawn", case_fork_spawn },
+		{ "exec_blocked", case_exec_blocked },
 	};
 	int r = check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
 				argv);

@@ -4,59 +4,56 @@
  *
  * Before code is rewritten: does another thread block SIGTRAP?
  *
- *    While a batch runs, the first byte
- *    of each changing site is int3.  A thread that executes it with SIGTRAP
- *    blocked is not given to our handler: the kernel resets SIGTRAP to its
- *    default action and kills the whole process.  sigmask.c keeps SIGTRAP
- *    out of every mask set through the C library, so what is left to find
- *    here is what it cannot see: raw rt_sigprocmask system calls, the C
- *    library's own helper threads (timers, AIO), masks set before the
- *    runtime was loaded by dlopen, or everything when the wrappers are off.
- *    We read the blocked mask of each thread from
- *    /proc/self/task/<tid>/stat.
+ * While a batch runs, the first byte of each changing site is int3.  A
+ * thread that executes it with SIGTRAP blocked is not given to our handler:
+ * the kernel resets SIGTRAP to its default action and kills the whole
+ * process.  sigmask.c keeps SIGTRAP out of every mask set through the C
+ * library, so what is left to find here is what it cannot see: raw
+ * rt_sigprocmask system calls, the C library's own helper threads (timers,
+ * AIO), masks set before the runtime was loaded by dlopen, or everything
+ * when the wrappers are off.  We read the blocked mask of each thread from
+ * /proc/self/task/<tid>/stat.
  *
- *    That read costs a few microseconds per thread, so it is not repeated
- *    on every update while the wrappers are in effect.  A full scan is made
- *    when the number of threads changed since the last clean scan (the link
- *    count of /proc/self/task is 2 + the number of threads: one fstat),
- *    while a blocking thread is known, and otherwise at most once every
- *    REVALIDATE_NS, to catch a raw system call in an old thread.  An update
- *    therefore costs the same with 500 threads as with 1.  The hole: a
- *    thread that blocks SIGTRAP by a raw system call and runs a changing
- *    site within REVALIDATE_NS of the last scan, with no thread created or
- *    ended in between, is killed.  Without the wrappers every update scans.
+ * That read costs a few microseconds per thread, so it is not repeated on
+ * every update while the wrappers are in effect.  A full scan is made when
+ * the number of threads changed since the last clean scan (the link count
+ * of /proc/self/task is 2 + the number of threads: one fstat), while a
+ * blocking thread is known, and otherwise at most once every REVALIDATE_NS,
+ * to catch a raw system call in an old thread.  An update therefore costs
+ * the same with 500 threads as with 1.  The hole: a thread that blocks
+ * SIGTRAP by a raw system call and runs a changing site within
+ * REVALIDATE_NS of the last scan, with no thread created or ended in
+ * between, is killed.  Without the wrappers every update scans.
  *
- *    glibc blocks all signals for a few microseconds inside pthread_create()
- *    and for the duration of a vfork inside posix_spawn(); those threads
- *    run no sites, so a newly found blocked thread is re-checked with
- *    growing pauses (about 1 s in all: on a loaded machine a new thread can
- *    wait a long time for a CPU before glibc restores its mask) before the update is refused with
- *    -EBUSY, naming the thread and why.  A thread refused for before is
- *    refused again at once, without the pauses or a second warning.
- *    STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
- *    thread, without waiting), for programs whose signal-blocking threads
- *    never execute sites (glibc's timer and AIO helper threads, for
- *    example).  Our own trap handler runs with SA_NODEFER (trap.c), so a
- *    thread inside it does not show SIGTRAP blocked.
+ * glibc blocks all signals for a few microseconds inside pthread_create()
+ * and for the duration of a vfork inside posix_spawn(); those threads run no
+ * sites, so a newly found blocked thread is re-checked with growing pauses
+ * (about 1 s in all: on a loaded machine a new thread can wait a long time
+ * for a CPU before glibc restores its mask) before the update is refused
+ * with -EBUSY, naming the thread and why.  A thread refused for before is
+ * refused again at once, without the pauses or a second warning.
+ * STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
+ * thread, without waiting), for programs whose signal-blocking threads never
+ * execute sites (glibc's timer and AIO helper threads, for example).  Our
+ * own trap handler runs with SA_NODEFER (trap.c), so a thread inside it does
+ * not show SIGTRAP blocked.
  *
- *    Without /proc (a mount namespace that hides it) the threads cannot be
- *    inspected; the update goes ahead and a warning says so once.
+ * Without /proc (a mount namespace that hides it) the threads cannot be
+ * inspected; the update goes ahead and a warning says so once.
  */
 #include <dirent.h>
-#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arch/x86_64/x86_64.h"
-
-/* ---- threads that block SIGTRAP -------------------------------------- */
 
 #define RECHECKS 28
 #define FIRST_PAUSE_NS 100000L  /* 0.1 ms, doubled each time ... */

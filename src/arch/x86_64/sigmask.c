@@ -209,10 +209,18 @@ SK_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return REAL(sigprocmask)(how, set, old);
 }
 
-/* Not static: sk__sigmask_wrappers_active() compares addresses with it. */
+/* Calls that reached sk__pthread_sigmask() while sk__sigmask_wrappers_active()
+ * was watching (any thread's call proves the same thing). */
+static int probing;
+static unsigned long probe_hits;
+
+/* Not static: the C library's name for it below is an alias. */
 int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
+
+	if (__atomic_load_n(&probing, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&probe_hits, 1, __ATOMIC_RELAXED);
 
 	if (how != SIG_UNBLOCK)
 		set = without_trap(set, &buf);
@@ -407,16 +415,26 @@ SK_EXPORT int sigsetmask(int mask)
 
 bool sk__sigmask_wrappers_active(void)
 {
-	/* Ours are in effect if the program's calls reach them: the first
-	 * definition in the global search order is this one (compared
-	 * with our own, hidden name: &pthread_sigmask would itself be
-	 * resolved through that search). */
+	/* Ours are in effect if the program's calls reach them.  Ask the way
+	 * the program does, through the first definition in the global search
+	 * order, and see whether the call arrives here: it may be ours, or a
+	 * sanitizer's interceptor that passes it on to ours (dlsym(RTLD_NEXT)
+	 * from the sanitizer runtime finds us), or, when the runtime was
+	 * loaded late by dlopen, the C library's, which never calls us. */
 	static int active = -1;
 
-	if (active < 0)
+	if (active < 0) {
+		int (*first)(int, const sigset_t *, sigset_t *) =
+			(int (*)(int, const sigset_t *, sigset_t *))dlsym(
+				RTLD_DEFAULT, "pthread_sigmask");
+		sigset_t cur;
+		__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
+		if (first)
+			first(SIG_BLOCK, NULL, &cur);
+		__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
 		active = keeping() &&
-			 dlsym(RTLD_DEFAULT, "pthread_sigmask") ==
-				 (void *)&sk__pthread_sigmask;
+			 __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
+	}
 	return active;
 }
 

@@ -3,14 +3,16 @@
 # keys flip) under valgrind --smc-check=all, which re-checks translated code
 # against memory so it sees rewritten sites.  Valgrind reports an int3 as
 # SIGTRAP with si_code TRAP_BRKPT (Linux says SI_KERNEL): the library's
-# handler must take both.  Passes if the torture's own checks pass, keys
+# handler must take both.  --fair-sched=yes: valgrind runs one thread at a
+# time, and its default lock lets a spinning reader starve the thread that
+# flips the keys (one flip in a whole run was seen).  Passes if the torture's own checks pass, keys
 # really flipped, traps were resumed, and valgrind reports no error.
 set -u
 torture=$1
 command -v valgrind >/dev/null || { echo "SKIPPED: valgrind is not installed"; exit 77; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-SK_TORTURE_SECONDS=${SK_TORTURE_SECONDS:-3} timeout 600 valgrind -q \
+SK_TORTURE_SECONDS=${SK_TORTURE_SECONDS:-3} timeout 600 valgrind -q --fair-sched=yes \
 	--smc-check=all --error-exitcode=99 "$torture" >"$out" 2>&1
 rc=$?
 cat "$out"

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 done; 1 the program refused the request (nothing\n"
 	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
-	"4 the reply was not understood.\n";
+	"4 the reply was not understood; 5 the program is exiting.\n";
 
 struct options {
 	const char *pid;
@@ -86,44 +87,62 @@ static bool is_socket(const char *path)
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* The same rule the program used: STATICKEYS_CONTROL=path, or the default
- * path with its $XDG_RUNTIME_DIR, ours, or none. */
+/* The same rule the program used: STATICKEYS_CONTROL=path (a file, or
+ * "@name" in the abstract namespace), or the default "@statickeys-PID". */
 static int find_socket(const char *pid, char *out, size_t len)
 {
 	char *control = environ_of(pid, "STATICKEYS_CONTROL");
-	char *dirs[3] = { environ_of(pid, "XDG_RUNTIME_DIR"),
-			  getenv("XDG_RUNTIME_DIR"), NULL };
-	int found = 0;
+	int r = -ENOENT;
 
-	if (control && strcmp(control, "1") && strcmp(control, "0") &&
-	    is_socket(control)) {
+	if (control && (control[0] == '@' || is_socket(control))) {
 		snprintf(out, len, "%s", control);
-		found = 1;
+		r = 0;
+	} else if (atoi(pid) > 0) {
+		r = sk_control_default_path(atoi(pid), NULL, out, len);
 	}
-	for (int i = 0; i < 3 && !found; i++)
-		if ((i == 2 || (dirs[i] && *dirs[i])) &&
-		    sk_control_default_path(atoi(pid), dirs[i], out, len) == 0)
-			found = is_socket(out);
 	free(control);
-	free(dirs[0]);
-	return found ? 0 : -ENOENT;
+	return r;
 }
 
 /* ---- talking -------------------------------------------------------------- */
 
+/* The server must run as our uid (root may talk to anyone): an abstract
+ * name can be bound by any user, so we ask the kernel who is serving it. */
+static int check_server(int fd, const char *path)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0)
+		return -errno;
+	if (cred.uid == geteuid() || geteuid() == 0)
+		return 0;
+	fprintf(stderr, "skctl: %s is served by uid %u, not by you (uid %u); "
+		"not talking to it\n", path, (unsigned)cred.uid,
+		(unsigned)geteuid());
+	return -EPERM;
+}
+
+/* "@name" is a name in the abstract namespace (no trailing NUL). */
 static int connect_to(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	if (strlen(path) >= sizeof(addr.sun_path))
+	size_t n = strlen(path);
+	if (n >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(addr.sun_path, path);
+	memcpy(addr.sun_path, path, n);
+	if (path[0] == '@')
+		addr.sun_path[0] = '\0';
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				    n + (path[0] != '@'));
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		int e = errno;
+	int r = connect(fd, (struct sockaddr *)&addr, len) != 0 ? -errno
+		: check_server(fd, path);
+	if (r) {
 		close(fd);
-		return -e;
+		return r;
 	}
 	return fd;
 }
@@ -197,8 +216,9 @@ static int transact(int fd, const char *request, struct json **out,
 	if (!json_bool(*out, "ok", false)) {
 		int err = (int)json_num(*out, "errno", 0);
 		fprintf(stderr, "skctl: %s\n", json_str(*out, "error", "refused"));
-		return err == EACCES || err == EBUSY ? SKCTL_UNREACHABLE
-						     : SKCTL_REFUSED;
+		return err == ESHUTDOWN		     ? SKCTL_EXITING
+		       : err == EACCES || err == EBUSY ? SKCTL_UNREACHABLE
+						       : SKCTL_REFUSED;
 	}
 	return SKCTL_OK;
 }
@@ -252,6 +272,23 @@ static int run_once(int fd, const struct options *o, const char *verb,
 	return r;
 }
 
+/* Why connect_to(@path) failed with @err, in the words of the case. */
+static void unreachable(const struct options *o, const char *path, int err)
+{
+	if (err == -EPERM)
+		return; /* check_server() said why */
+	if (o->pid && (err == -ECONNREFUSED || err == -ENOENT))
+		fprintf(stderr, "skctl: process %s has no control socket (is it "
+			"running, and was it started with STATICKEYS_CONTROL=1 "
+			"or does it call sk_control_start()?)\n", o->pid);
+	else if (err == -ECONNREFUSED && path[0] != '@')
+		fprintf(stderr, "skctl: nothing serves %s (a socket file left "
+			"by a process that has ended)\n", path);
+	else
+		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
+			strerror(-err));
+}
+
 /* One round of watch on a fresh connection, so that any interval is fine
  * with the server's idle limit.  *@stats is kept for the next round. */
 static int watch_round(const char *path, const struct options *o, long round,
@@ -262,8 +299,7 @@ static int watch_round(const char *path, const struct options *o, long round,
 	int fd = connect_to(path), r;
 
 	if (fd < 0) {
-		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
-			strerror(-fd));
+		unreachable(o, path, fd);
 		return SKCTL_UNREACHABLE;
 	}
 	r = transact(fd, "list\n", &list, &raw_list);
@@ -376,18 +412,15 @@ int main(int argc, char **argv)
 	if (o.socket) {
 		snprintf(path, sizeof(path), "%s", o.socket);
 	} else if (find_socket(o.pid, path, sizeof(path)) != 0) {
-		fprintf(stderr, "skctl: process %s has no control socket (is it "
-			"running, and was it started with STATICKEYS_CONTROL=1 "
-			"or does it call sk_control_start()?)\n", o.pid);
-		return SKCTL_UNREACHABLE;
+		fprintf(stderr, "skctl: '%s' is not a process id\n", o.pid);
+		return SKCTL_USAGE;
 	}
 	const char *cmd = argv[optind];
 	if (!strcmp(cmd, "watch"))
 		return watch(path, &o);
 	int fd = connect_to(path);
 	if (fd < 0) {
-		fprintf(stderr, "skctl: cannot connect to %s: %s\n", path,
-			strerror(-fd));
+		unreachable(&o, path, fd);
 		return SKCTL_UNREACHABLE;
 	}
 	r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);

@@ -16,6 +16,7 @@ enum {
 	SKCTL_USAGE = 2,       /* bad command line */
 	SKCTL_UNREACHABLE = 3, /* no socket, or the connection was refused */
 	SKCTL_PROTOCOL = 4,    /* the reply was not understood */
+	SKCTL_EXITING = 5,     /* the program is exiting */
 };
 
 void print_list(const struct json *reply);

@@ -2,8 +2,8 @@
  * src/control/control.h - private interfaces of the control plane (prefix
  * sk__): key names (names.c), multi-key commits (commit.c), the start-up
  * state from the environment (startup_state.c), the request language
- * (protocol.c), carrying out requests (handler.c) and the socket server
- * (server.c).  The top layer: it calls the core, nothing calls it but
+ * (protocol.c), carrying out requests (handler.c), the socket's address
+ * (listener.c) and the thread that serves it (server.c).  The top layer: it calls the core, nothing calls it but
  * runtime.c.
  */
 #ifndef SK_CONTROL_PLANE_H
@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include "core/core.h"
 #include "statickeys/commit.h"
@@ -108,5 +109,26 @@ void sk__json_printf(struct sk__json *j, const char *fmt, ...)
  * line of JSON (newline included) in @reply, or nothing for a blank line.
  * Holds the patch lock only while it reads or changes keys. */
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply);
+
+/* ---- listener.c: the socket's address ---------------------------------- */
+
+struct sockaddr_un;
+
+/* sk__sockaddr - @path as an address: a file path, or "@name" for a name in
+ * the abstract namespace.  Return: 0, -EINVAL (empty), -ENAMETOOLONG. */
+int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len);
+
+/* sk__listener_open - a listening socket (non-blocking, close-on-exec) at
+ * @path (a file of mode 0600, replacing a stale one, or "@name").
+ * Return: the descriptor, or a negative errno (-EADDRINUSE: live). */
+int sk__listener_open(const char *path, int backlog);
+
+/* sk__listener_remove - remove @path's file (nothing for "@name"). */
+void sk__listener_remove(const char *path);
+
+/* ---- server.c ------------------------------------------------------------ */
+
+/* sk__control_exiting - the program has started exiting (atexit). */
+bool sk__control_exiting(void);
 
 #endif /* SK_CONTROL_PLANE_H */

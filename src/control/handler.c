@@ -6,6 +6,10 @@
  * its key, no object can be dlclose'd and no key can disappear.  Everything
  * else (formatting JSON, talking to the socket) happens without the lock.
  * A request naming an unknown or ambiguous key changes nothing.
+ *
+ * Once the program is exiting its destructors unregister keys, so a name
+ * that is not found may have been there a moment ago: a request that
+ * arrives then, or fails then, is answered "exiting" (ESHUTDOWN) instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -227,12 +231,30 @@ static void do_stats(struct sk__json *j)
 	sk__json_raw(j, "}}\n");
 }
 
+static const char exiting_text[] =
+	"the program is exiting; nothing changed";
+
+/* A refusal that the program's exit may explain is reported as exiting. */
+static void exiting_check(struct sk__json *reply)
+{
+	static const char refused[] = "{\"ok\":false";
+
+	if (sk__control_exiting() && (!reply->len ||
+	    strncmp(reply->buf, refused, sizeof(refused) - 1) == 0))
+		reply_error(reply, ESHUTDOWN, exiting_text);
+}
+
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 {
-	struct sk__request *req = malloc(sizeof(*req));
+	struct sk__request *req;
 	char err[160];
 
 	sk__json_reset(reply);
+	if (sk__control_exiting()) {
+		reply_error(reply, ESHUTDOWN, exiting_text);
+		return;
+	}
+	req = malloc(sizeof(*req));
 	if (!req) {
 		reply_error(reply, ENOMEM, "out of memory");
 		return;
@@ -255,4 +277,6 @@ void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 	free(req);
 	if (reply->overflow)
 		reply_error(reply, E2BIG, "reply larger than the server's limit");
+	if (reply->len)
+		exiting_check(reply);
 }

@@ -1,21 +1,35 @@
 /*
- * src/control/server.c - the control socket and the thread that serves it.
+ * src/control/server.c - the control socket's thread: one client at a time.
  *
- * One thread, one poll loop, up to SK_CONTROL_MAX_CLIENTS connections, all
- * non-blocking.  The loop never waits on one client: a client that stops
- * reading keeps its unsent reply (bounded by SK__REPLY_LIMIT) and is not
- * read from until it drains it; a client that makes no progress for
- * SK_CONTROL_IDLE_SECONDS is dropped.  Requests are bounded to
- * SK_CONTROL_MAX_REQUEST bytes; a longer one gets an error reply and the
- * rest of its line is skipped.
+ * One thread, one poll loop, one connection, non-blocking.  The server
+ * holds two descriptors at most, whatever the number of clients: the
+ * listening socket and the client being served.  Others wait in the listen
+ * backlog and are served in turn (skctl keeps working, serialised); a
+ * program that counts its descriptors (RLIMIT_NOFILE sized to its own
+ * connections) is never pushed over its limit by someone running skctl.
+ * A client that makes no progress for SK_CONTROL_IDLE_SECONDS is dropped,
+ * and so is one idle for TURN_SECONDS while others wait.  Requests are
+ * bounded to SK_CONTROL_MAX_REQUEST bytes; a longer one gets an error reply
+ * and the rest of its line is skipped.  A client that stops reading keeps
+ * its unsent reply (bounded by SK__REPLY_LIMIT) and is not read from until
+ * it drains it.
  *
  * The patch lock is only ever taken inside sk__control_handle(), which
  * neither reads nor writes the socket, so whatever a client does, the
  * program's own updates wait at most for one request's computation.
  *
- * Who may connect: the socket is created with mode 0600 (the default
- * directories are private too), and every client's uid is asked of the
- * kernel (SO_PEERCRED): only the process's own uid and root are served.
+ * Who may connect: every client's uid is asked of the kernel (SO_PEERCRED):
+ * only the process's own uid and root are served.  The socket's address is
+ * listener.c's business (abstract by default: nothing on disk).
+ *
+ * Its life: stopped by sk_control_stop(), which shuts the listening socket
+ * down (poll sees POLLHUP: no extra descriptor to wake the thread with).
+ * In a forked child the parent's server is forgotten and, if it was serving
+ * the default address, a new one starts under the child's pid, so that a
+ * daemon (fork, parent exits) stays controllable without a change to its
+ * code.  From the moment the program starts exiting (the atexit handler,
+ * which runs before the destructors that unregister keys) every request is
+ * answered "exiting" (ESHUTDOWN) rather than with a false "no key".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,30 +58,25 @@ struct conn {
 	uint64_t last_ns; /* last progress, for the idle limit */
 };
 
+#define TURN_SECONDS 1 /* idle while others wait: their turn */
+#define BACKLOG 64
+
 static pthread_mutex_t server_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	bool running;
+	bool follows_fork; /* the default address: restart in a child */
 	pid_t owner;
 	pthread_t thread;
 	int listen_fd;
-	int wake[2];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* we made it */
-	struct conn conns[SK_CONTROL_MAX_CLIENTS];
-} srv;
+	struct conn conn;
+} srv = { .conn.fd = -1 };
 
-SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,
-				   char *buf, size_t len)
+static int exiting; /* set by the atexit handler; read by any thread */
+
+bool sk__control_exiting(void)
 {
-	int n;
-
-	if (runtime_dir && *runtime_dir)
-		n = snprintf(buf, len, "%s/statickeys-%d.sock", runtime_dir,
-			     (int)pid);
-	else
-		n = snprintf(buf, len, "/tmp/statickeys-%d/control.sock",
-			     (int)pid);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return __atomic_load_n(&exiting, __ATOMIC_ACQUIRE);
 }
 
 /* ---- connections --------------------------------------------------------- */
@@ -195,6 +204,7 @@ static void accept_client(void)
 	char why[160];
 	int fd = accept4(srv.listen_fd, NULL, NULL,
 			 SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct conn *c = &srv.conn;
 
 	if (fd < 0)
 		return;
@@ -202,23 +212,22 @@ static void accept_client(void)
 		refuse(fd, EACCES, why);
 		return;
 	}
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++) {
-		struct conn *c = &srv.conns[i];
-		if (c->fd >= 0)
-			continue;
-		c->fd = fd;
-		c->eof = c->discarding = false;
-		c->in_len = c->out_off = 0;
-		sk__json_init(&c->out, SK__REPLY_LIMIT);
-		c->last_ns = sk__now_ns();
-		return;
-	}
-	snprintf(why, sizeof(why), "server busy: %d clients connected; try "
-		 "again", SK_CONTROL_MAX_CLIENTS);
-	refuse(fd, EBUSY, why);
+	c->fd = fd;
+	c->eof = c->discarding = false;
+	c->in_len = c->out_off = 0;
+	sk__json_init(&c->out, SK__REPLY_LIMIT);
+	c->last_ns = sk__now_ns();
 }
 
 /* ---- the loop ------------------------------------------------------------ */
+
+/* Someone is waiting in the listen backlog. */
+static bool others_waiting(void)
+{
+	struct pollfd p = { srv.listen_fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
 
 static void conn_step(struct conn *c, short revents)
 {
@@ -228,133 +237,46 @@ static void conn_step(struct conn *c, short revents)
 		conn_read(c);
 	else if (revents & (POLLHUP | POLLERR))
 		c->eof = true;
-	conn_process(c);
-	conn_flush(c);
-	uint64_t idle = sk__now_ns() - c->last_ns;
-	if ((c->eof && !out_pending(c)) ||
-	    idle > (uint64_t)SK_CONTROL_IDLE_SECONDS * 1000000000u)
+	/* Pipelined requests already read are answered now, as far as the
+	 * client takes the replies, not one per wake-up. */
+	do {
+		conn_process(c);
+		conn_flush(c);
+	} while (!out_pending(c) && memchr(c->in, '\n', c->in_len));
+	uint64_t idle = (sk__now_ns() - c->last_ns) / 1000000000u;
+	if ((c->eof && !out_pending(c)) || idle >= SK_CONTROL_IDLE_SECONDS ||
+	    (idle >= TURN_SECONDS && others_waiting()))
 		conn_close(c);
 }
 
+/* While a client is served the listening socket is polled for nothing but
+ * POLLHUP (sk_control_stop()): the others wait in the backlog. */
 static void *serve(void *arg)
 {
-	struct pollfd fds[2 + SK_CONTROL_MAX_CLIENTS];
+	struct conn *c = &srv.conn;
 
 	(void)arg;
 	for (;;) {
-		fds[0] = (struct pollfd){ srv.wake[0], POLLIN, 0 };
-		fds[1] = (struct pollfd){ srv.listen_fd, POLLIN, 0 };
-		for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++) {
-			struct conn *c = &srv.conns[i];
-			short ev = out_pending(c) ? POLLOUT
-			    : c->in_len < sizeof(c->in) ? POLLIN : 0;
-			fds[2 + i] = (struct pollfd){ c->fd, ev, 0 };
-		}
-		if (poll(fds, 2 + SK_CONTROL_MAX_CLIENTS, 1000) < 0 &&
-		    errno != EINTR)
+		struct pollfd fds[2] = {
+			{ srv.listen_fd, c->fd < 0 ? POLLIN : 0, 0 },
+			{ c->fd, out_pending(c) ? POLLOUT
+			 : c->in_len < sizeof(c->in) ? POLLIN : 0, 0 },
+		};
+		if (poll(fds, c->fd < 0 ? 1 : 2, 1000) < 0 && errno != EINTR)
 			break;
-		if (fds[0].revents)
+		if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
-		if (fds[1].revents & POLLIN)
+		if (c->fd < 0 && (fds[0].revents & POLLIN))
 			accept_client();
-		for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
-			if (srv.conns[i].fd >= 0)
-				conn_step(&srv.conns[i], fds[2 + i].revents);
+		else if (c->fd >= 0)
+			conn_step(c, fds[1].revents);
 	}
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
-		if (srv.conns[i].fd >= 0)
-			conn_close(&srv.conns[i]);
+	if (c->fd >= 0)
+		conn_close(c);
 	return NULL;
 }
 
 /* ---- starting and stopping ----------------------------------------------- */
-
-/* The private directory of the /tmp rule: ours, a directory, mode 0700.
- * Anything else (a symlink, someone else's directory) is refused. */
-static int private_dir(const char *dir, bool *made)
-{
-	struct stat st;
-
-	*made = mkdir(dir, 0700) == 0;
-	if (!*made && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st) != 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077) != 0) {
-		sk__warn("control socket directory %s is not a private "
-			 "directory of uid %u; not using it", dir,
-			 (unsigned)geteuid());
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* A socket file left by a process that died: replace it.  One that
- * answers belongs to a live server: leave it alone. */
-static int clear_stale(const struct sockaddr_un *addr)
-{
-	struct stat st;
-
-	if (lstat(addr->sun_path, &st) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -EEXIST;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	int r = connect(fd, (const struct sockaddr *)addr, sizeof(*addr));
-	close(fd);
-	if (r == 0)
-		return -EADDRINUSE;
-	return unlink(addr->sun_path) == 0 ? 0 : -errno;
-}
-
-static int choose_path(const char *path)
-{
-	if (path) {
-		if (strlen(path) >= sizeof(srv.path))
-			return -ENAMETOOLONG;
-		strcpy(srv.path, path);
-		return 0;
-	}
-	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
-	int r = sk_control_default_path(getpid(), xdg, srv.path,
-					sizeof(srv.path));
-	if (r || (xdg && *xdg))
-		return r;
-	bool made;
-	snprintf(srv.dir, sizeof(srv.dir), "/tmp/statickeys-%d", (int)getpid());
-	r = private_dir(srv.dir, &made);
-	if (!made)
-		srv.dir[0] = '\0';
-	return r;
-}
-
-static int open_listener(void)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	strcpy(addr.sun_path, srv.path);
-	int r = clear_stale(&addr);
-	/* bind() creates the file with the umask's mode; chmod closes that
-	 * window at once, and SO_PEERCRED guards it meanwhile. */
-	if (r == 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0)
-		r = -errno;
-	if (r == 0 && chmod(srv.path, 0600) != 0)
-		r = -errno;
-	if (r == 0 && listen(fd, SK_CONTROL_MAX_CLIENTS * 2) != 0)
-		r = -errno;
-	if (r) {
-		close(fd);
-		return r;
-	}
-	srv.listen_fd = fd;
-	return 0;
-}
 
 /* Start the thread with every asynchronous signal blocked, so that the
  * program's handlers keep running in the program's own threads.  SIGTRAP
@@ -375,43 +297,45 @@ static int start_thread(void)
 	return -r;
 }
 
-static void cleanup_files(void)
-{
-	unlink(srv.path);
-	if (srv.dir[0])
-		rmdir(srv.dir);
-	srv.dir[0] = '\0';
-}
+static int start_locked(const char *path);
 
 /* The child of a fork has no server thread: forget the parent's server
- * without touching its socket, so the child may start its own. */
-static void forget_after_fork(void)
+ * without touching its socket (the child's copies of its descriptors are
+ * closed; the parent's stay open), and serve the child's own default
+ * address if the parent served its own. */
+static void after_fork_child(void)
 {
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	server_mutex = fresh;
 	if (!srv.running)
 		return;
-	close(srv.wake[0]);
-	close(srv.wake[1]);
 	close(srv.listen_fd);
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
-		if (srv.conns[i].fd >= 0)
-			close(srv.conns[i].fd);
-	srv.dir[0] = '\0';
+	if (srv.conn.fd >= 0)
+		conn_close(&srv.conn);
 	srv.running = false;
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	server_mutex = fresh;
+	if (!srv.follows_fork)
+		return;
+	int r = start_locked(NULL);
+	if (r)
+		sk__warn("could not start the control server of forked child "
+			 "%d: %s", (int)getpid(), strerror(-r));
 }
 
-/* A program that exits without sk_control_stop() leaves no socket file. */
-static void remove_files_at_exit(void)
+/* From here on, requests are answered "exiting"; a socket file (a path
+ * given by the program) is removed.  The server keeps answering until the
+ * process is gone, so a client never waits on a dead socket. */
+static void at_exit(void)
 {
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
 	if (srv.running && srv.owner == getpid())
-		cleanup_files();
+		sk__listener_remove(srv.path);
 }
 
 static void register_handlers_once(void)
 {
-	pthread_atfork(NULL, NULL, forget_after_fork);
-	atexit(remove_files_at_exit);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atexit(at_exit);
 }
 
 static int start_locked(const char *path)
@@ -421,29 +345,26 @@ static int start_locked(const char *path)
 	pthread_once(&handlers_once, register_handlers_once);
 	if (srv.running)
 		return -EALREADY;
+	int r = path ? (strlen(path) < sizeof(srv.path) ? 0 : -ENAMETOOLONG)
+		     : sk_control_default_path(getpid(), NULL, srv.path,
+					       sizeof(srv.path));
+	if (r)
+		return r;
+	if (path)
+		strcpy(srv.path, path);
+	int fd = sk__listener_open(srv.path, BACKLOG);
+	if (fd < 0)
+		return fd;
+	srv.listen_fd = fd;
+	srv.conn.fd = -1;
+	r = start_thread();
+	if (r) {
+		close(fd);
+		sk__listener_remove(srv.path);
+		return r;
+	}
 	srv.owner = getpid();
-	srv.dir[0] = '\0';
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
-		srv.conns[i].fd = -1;
-	int r = choose_path(path);
-	if (r == 0)
-		r = open_listener();
-	if (r) {
-		if (srv.dir[0])
-			rmdir(srv.dir);
-		return r;
-	}
-	if (pipe2(srv.wake, O_CLOEXEC) != 0) {
-		r = -errno;
-	} else if ((r = start_thread()) != 0) {
-		close(srv.wake[0]);
-		close(srv.wake[1]);
-	}
-	if (r) {
-		close(srv.listen_fd);
-		cleanup_files();
-		return r;
-	}
+	srv.follows_fork = !path;
 	srv.running = true;
 	return 0;
 }
@@ -463,12 +384,11 @@ SK_API int sk_control_stop(void)
 		pthread_mutex_unlock(&server_mutex);
 		return -ESRCH;
 	}
-	(void)!write(srv.wake[1], "x", 1);
+	/* A listening socket shut down reports POLLHUP: the thread's cue. */
+	shutdown(srv.listen_fd, SHUT_RDWR);
 	pthread_join(srv.thread, NULL);
-	close(srv.wake[0]);
-	close(srv.wake[1]);
 	close(srv.listen_fd);
-	cleanup_files();
+	sk__listener_remove(srv.path);
 	srv.running = false;
 	pthread_mutex_unlock(&server_mutex);
 	return 0;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,20 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* @path: a file, or "@name" in the abstract namespace. */
 static inline int client_connect(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(a);
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	if (path[0] == '@') {
+		a.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				  strlen(path));
+	}
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, len) != 0) {
 		int e = errno;
 		close(fd);
 		errno = e;

@@ -77,18 +77,23 @@ check "watch prints two rounds" sh -c "'$skctl' -s '$sock' watch -n 2 -i 0.2 | g
 kill "$demo_pid"; wait "$demo_pid" 2>/dev/null
 
 # ---- -p PID finds the default socket (the /tmp rule and the XDG rule) ---
+# The default address is abstract ("@statickeys-PID"): no file, gone with
+# the process however it ends; XDG_RUNTIME_DIR plays no part.
+abstract_listed() { grep -q "@statickeys-$1\$" /proc/net/unix; }
 for xdg in "" "$tmp/xdg"; do
 	[ -n "$xdg" ] && mkdir -p -m 0700 "$xdg"
 	if [ -n "$xdg" ]; then envset=(XDG_RUNTIME_DIR="$xdg"); else envset=(-u XDG_RUNTIME_DIR); fi
 	env "${envset[@]}" "$demo" -c -i 100 >"$tmp/out2" 2>&1 &
 	pids+=($!); p=$!
-	expect=${xdg:+$xdg/statickeys-$p.sock}; expect=${expect:-/tmp/statickeys-$p/control.sock}
-	check "default socket at $expect" wait_socket "$expect"
+	for _ in $(seq 100); do abstract_listed "$p" && break; sleep 0.05; done
+	check "default socket @statickeys-$p (XDG='$xdg')" abstract_listed "$p"
 	check "skctl -p finds pid $p (XDG='$xdg')" sh -c "env -u XDG_RUNTIME_DIR '$skctl' -p $p list | grep -q '^tracing '"
 	check "skctl -p flips a key" env -u XDG_RUNTIME_DIR "$skctl" -p "$p" set shout=1
 	check "demo shouts after -p set" wait_tick "$tmp/out2" 'HELLO, WORLD'
+	check "no socket file under /tmp or \$XDG_RUNTIME_DIR" sh -c "! ls -d /tmp/statickeys-$p ${xdg:+$xdg/statickeys-$p.sock} 2>/dev/null"
 	kill "$p"; wait "$p" 2>/dev/null
-	check "socket removed on exit" [ ! -e "$expect" ]
+	check "socket gone on exit" sh -c "! grep -q '@statickeys-$p\$' /proc/net/unix"
+	"$skctl" -p "$p" list 2>/dev/null; check "skctl -p on the ended process exits 3" [ $? -eq 3 ]
 done
 
 # ---- help and man page describe every command ---------------------------

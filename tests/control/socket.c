@@ -3,16 +3,16 @@
  * it answers to bad requests, and that no client can stall the program.
  *
  * Checked:
- *   - the default socket is mode 0600 inside a private 0700 directory, and
- *     both disappear when the server stops;
+ *   - the default socket is "@statickeys-PID" in the abstract namespace
+ *     (no file anywhere), and is gone when the server stops;
  *   - malformed, unknown, oversized and binary requests each get an error
  *     reply and the same connection keeps working;
  *   - a client that sends requests and never reads its replies does not
- *     stop the program's own updates, nor the server answering others;
- *   - clients beyond SK_CONTROL_MAX_CLIENTS are told the server is busy;
- *   - a forked child can start its own server, the parent's keeps going;
- *   - a stale socket file is replaced; a non-socket file or a directory
- *     that is not private is refused.
+ *     stop the program's own updates, and gives way to the next client;
+ *   - one client is served at a time: the others wait and are served in
+ *     turn, the idle one gives way;
+ *   - a forked child serves its own pid's address, the parent's keeps going;
+ *   - a stale socket file is replaced; a non-socket file is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,25 +34,38 @@ __attribute__((noinline)) static bool sock_site(void)
 
 static char path[108];
 
-static void test_default_path_and_modes(void)
+/* The abstract name appears in /proc/net/unix ("@statickeys-PID"). */
+static bool listed_in_proc(const char *name)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/net/unix", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *end = line + strcspn(line, "\n");
+		*end = '\0';
+		size_t n = strlen(name);
+		found = (size_t)(end - line) >= n && !strcmp(end - n, name);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_default_path_is_abstract(void)
 {
 	char want[108], dir[108];
-	struct stat st;
 
-	unsetenv("XDG_RUNTIME_DIR");
 	CHECK(sk_control_start(NULL) == 0, "start at the default path");
 	CHECK(sk_control_start(NULL) == -EALREADY, "second start: EALREADY");
 	CHECK(sk_control_socket_path(path, sizeof(path)) == 0, "path known");
 	sk_control_default_path(getpid(), NULL, want, sizeof(want));
-	CHECK(strcmp(path, want) == 0, "path %s, want %s", path, want);
-	CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		      (st.st_mode & 07777) == 0600,
-	      "socket mode %o, want 0600", st.st_mode & 07777);
+	CHECK(strcmp(path, want) == 0 && path[0] == '@', "path %s, want %s",
+	      path, want);
+	CHECK(listed_in_proc(path), "%s is in /proc/net/unix", path);
 	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
-	CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-		      (st.st_mode & 07777) == 0700 && st.st_uid == geteuid(),
-	      "directory mode %o, want 0700", st.st_mode & 07777);
-	printf("socket %s: mode 0600 in a 0700 directory\n", path);
+	CHECK(access(dir, F_OK) != 0, "no directory %s", dir);
+	printf("socket %s: abstract, no file\n", path);
 }
 
 static void test_bad_requests_keep_the_connection(void)
@@ -131,47 +144,57 @@ static void test_stuck_client_delays_nothing(void)
 	      "while a client was stuck (%d pairs)", updates);
 	int other = client_connect(path);
 	char *r = client_ask(other, "stats\n");
-	CHECK(reply_ok(r), "another client is served meanwhile: %.60s", r);
+	CHECK(reply_ok(r), "the next client is served (the stuck one gave "
+	      "way): %.60s", r);
 	free(r);
 	close(other);
 	close(stuck);
 }
 
-static void test_too_many_clients(void)
+/* One connection at a time: a client that stays connected and idle gives
+ * way once others wait; they are served one after the other. */
+static void test_clients_wait_their_turn(void)
 {
-	int fds[SK_CONTROL_MAX_CLIENTS];
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++) {
-		fds[i] = client_connect(path);
-		char *r = client_ask(fds[i], "help\n");
-		CHECK(reply_ok(r), "client %d served", i);
-		free(r);
-	}
-	int extra = client_connect(path);
-	char *r = client_line(extra);
-	CHECK(reply_error(r) && strstr(r, "busy"), "client %d told busy: %s",
-	      SK_CONTROL_MAX_CLIENTS + 1, r ? r : "(none)");
+	int first = client_connect(path), others[3];
+	char *r = client_ask(first, "help\n");
+	CHECK(reply_ok(r), "the first client is served");
 	free(r);
-	close(extra);
-	for (int i = 0; i < SK_CONTROL_MAX_CLIENTS; i++)
-		close(fds[i]);
+	for (int i = 0; i < 3; i++) {
+		others[i] = client_connect(path);
+		CHECK(others[i] >= 0, "client %d connects (backlog)", i + 2);
+		client_send(others[i], "help\n", 5);
+	}
+	for (int i = 0; i < 3; i++) {
+		r = client_line(others[i]);
+		CHECK(reply_ok(r), "client %d served in turn", i + 2);
+		free(r);
+		close(others[i]);
+	}
+	r = client_line(first);
+	CHECK(r == NULL, "the idle first client was let go: %s", r);
+	free(r);
+	close(first);
 }
 
-/* A forked child has no server thread: it may start its own, and the
- * parent's keeps serving. */
-static void test_fork_child_starts_its_own(void)
+/* A forked child serves its own pid's address (the parent served the
+ * default one), and the parent's keeps serving. */
+static void test_fork_child_serves_its_own(void)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
-		char p[108];
-		int ok = sk_control_start(NULL) == 0 &&
-			 sk_control_socket_path(p, sizeof(p)) == 0 &&
-			 strcmp(p, path) != 0 && sk_control_stop() == 0;
+		char p[108], want[108];
+		sk_control_default_path(getpid(), NULL, want, sizeof(want));
+		int ok = sk_control_socket_path(p, sizeof(p)) == 0 &&
+			 strcmp(p, want) == 0;
+		int fd = ok ? client_connect(p) : -1;
+		char *r = fd >= 0 ? client_ask(fd, "get sock_key\n") : NULL;
+		ok = reply_ok(r) && sk_control_stop() == 0;
 		_exit(ok ? 0 : 1);
 	}
 	int status;
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "the child started and stopped its own server");
+	      "the child served its own address, and stopped it");
 	int fd = client_connect(path);
 	char *r = client_ask(fd, "help\n");
 	CHECK(reply_ok(r), "the parent's server still answers: %s", r);
@@ -179,24 +202,20 @@ static void test_fork_child_starts_its_own(void)
 	close(fd);
 }
 
-static void test_stop_removes_files(void)
+static void test_stop_removes_the_name(void)
 {
-	char dir[108];
-	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
 	CHECK(sk_control_stop() == 0, "stop");
-	CHECK(access(path, F_OK) != 0 && access(dir, F_OK) != 0,
-	      "socket and directory removed");
+	CHECK(client_connect(path) < 0 && errno == ECONNREFUSED &&
+		      !listed_in_proc(path),
+	      "%s is gone", path);
 	CHECK(sk_control_stop() == -ESRCH, "second stop: ESRCH");
 }
 
 static void test_paths_refused_or_replaced(void)
 {
-	char dir[108], p[108];
-	snprintf(dir, sizeof(dir), "/tmp/statickeys-%d", (int)getpid());
-	mkdir(dir, 0755);
-	chmod(dir, 0755);
-	CHECK(sk_control_start(NULL) == -EPERM, "a 0755 directory is refused");
-	rmdir(dir);
+	char p[108];
+	struct stat st;
+
 	snprintf(p, sizeof(p), "/tmp/sk-socket-test-%d.sock", (int)getpid());
 	int stale = socket(AF_UNIX, SOCK_STREAM, 0);
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -204,6 +223,8 @@ static void test_paths_refused_or_replaced(void)
 	CHECK(bind(stale, (struct sockaddr *)&a, sizeof(a)) == 0, "stale bind");
 	close(stale);
 	CHECK(sk_control_start(p) == 0, "a stale socket is replaced");
+	CHECK(stat(p, &st) == 0 && (st.st_mode & 07777) == 0600,
+	      "a socket file is mode 0600: %o", st.st_mode & 07777);
 	int fd = client_connect(p);
 	char *r = client_ask(fd, "get sock_key\n");
 	CHECK(reply_ok(r) && strstr(r, "flipped through the socket"),
@@ -219,12 +240,12 @@ static void test_paths_refused_or_replaced(void)
 
 int main(void)
 {
-	test_default_path_and_modes();
+	test_default_path_is_abstract();
 	test_bad_requests_keep_the_connection();
 	test_stuck_client_delays_nothing();
-	test_too_many_clients();
-	test_fork_child_starts_its_own();
-	test_stop_removes_files();
+	test_clients_wait_their_turn();
+	test_fork_child_serves_its_own();
+	test_stop_removes_the_name();
 	test_paths_refused_or_replaced();
 	return check_summary();
 }

@@ -15,15 +15,15 @@
  * /proc/self/task/<tid>/stat.
  *
  * That read costs a few microseconds per thread, so it is not repeated on
- * every update while the wrappers are in effect.  A full scan is made when
- * the number of threads changed since the last clean scan (the link count
- * of /proc/self/task is 2 + the number of threads: one fstat), while a
- * blocking thread is known, and otherwise at most once every REVALIDATE_NS,
- * to catch a raw system call in an old thread.  An update therefore costs
- * the same with 500 threads as with 1.  The hole: a thread that blocks
- * SIGTRAP by a raw system call and runs a changing site within
- * REVALIDATE_NS of the last scan, with no thread created or ended in
- * between, is killed.  Without the wrappers every update scans.
+ * every update while the wrappers are in effect.  The threads are looked at
+ * when their number changed since the last clean scan (the link count of
+ * /proc/self/task is 2 + the number of threads: one stat), and then only
+ * the new ones; all of them while a blocking thread is known, and otherwise
+ * at most once every REVALIDATE_NS, to catch a raw system call in an old
+ * thread.  An update therefore costs the same with 500 threads as with 1.
+ * The hole: a thread that blocks SIGTRAP by a raw system call and runs a
+ * changing site within REVALIDATE_NS of the last full scan is killed.
+ * Without the wrappers every update reads every thread.
  *
  * glibc blocks all signals for a few microseconds inside pthread_create()
  * and for the duration of a vfork inside posix_spawn(); those threads run no
@@ -86,30 +86,36 @@ struct blocker {
 };
 
 /*
- * Reading a thread's mask costs a few microseconds if its stat file is
- * already open (pread regenerates it) and several times that to open it, so
- * the files of the threads seen last time stay open, up to CACHE_MAX of
- * them, along with /proc/self/task.  Only descriptors are cached, never a
- * mask: a thread may change its mask at any time.  A descriptor names one
- * thread for good; if that thread exits, reads fail, and a new thread that
- * reuses the id is not seen through it (ids are matched against the
- * directory listing each time, and a failing read drops the entry).
+ * Descriptors: at most one at any instant, and none between updates.  The
+ * thread ids are read from /proc/self/task into memory and the directory is
+ * closed before any thread's stat file is opened; each stat file is opened,
+ * read and closed before the next.  The library's whole descriptor budget
+ * (README, "What the library takes from its host") counts on this.
+ *
+ * Cost: opening a stat file by path costs a few microseconds, about three
+ * times a read of an already open one, so a scan does not open every
+ * thread's file every time.  The ids of the threads seen at the last
+ * accepted scan are kept (sorted, in memory: one pid_t per thread); when
+ * the thread count changed, only the ids not among them are read.  Every
+ * REVALIDATE_NS, while a blocking thread is known, and whenever the wrappers
+ * are not in effect, every thread is read.  An id that was seen clean is not
+ * read again before the next full scan, even if its thread ended and a new
+ * one took the id: the same hole as a raw system call in an old thread,
+ * with the same bound.
  */
-#define CACHE_MAX 64
-
-struct task_file {
-	long tid;
-	int fd;
+struct tids {
+	pid_t *v;
+	size_t n, cap;
 };
 
-static int task_dir = -1;
-static struct task_file cache[CACHE_MAX];
-static size_t ncache;
+static struct tids clean; /* sorted: accepted at the last scan */
+static struct tids listed; /* sorted: in /proc/self/task now */
 
-/* What the last scan found: the link count of /proc/self/task before it
- * (-1: scan next time), when it ended, and the thread refused for. */
+/* What the last accepted scan found: the link count of /proc/self/task
+ * before it (-1: scan next time), when the last full scan ended, and the
+ * thread refused for. */
 static long scanned_count = -1;
-static uint64_t scanned_ns;
+static uint64_t full_scan_ns;
 static long refused_tid;
 
 /* Parse "tid (name) state ... blocked ..." (proc(5): blocked is field 32). */
@@ -136,39 +142,18 @@ static int stat_blocks_sigtrap(const char *stat, struct blocker *b)
 	return 1;
 }
 
-/* The open stat file of @tid: from the old cache, or newly opened. */
-static int task_fd(long tid, const char *name, struct task_file *old,
-		   size_t nold)
+/* 1 if thread @tid blocks SIGTRAP (*b filled), else 0.  One descriptor,
+ * closed before returning. */
+static int check_task(pid_t tid, struct blocker *b)
 {
-	char path[sizeof(((struct dirent64 *)0)->d_name) + 8];
+	char path[64], buf[1024];
 
-	for (size_t i = 0; i < nold; i++) {
-		if (old[i].tid == tid) {
-			int fd = old[i].fd;
-			old[i].fd = -1; /* moved to the new cache */
-			return fd;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/stat", name);
-	return openat(task_dir, path, O_RDONLY | O_CLOEXEC);
-}
-
-/* 1 if thread @tid blocks SIGTRAP (*b filled), else 0; keeps its fd. */
-static int check_task(long tid, const char *name, struct task_file *old,
-		      size_t nold, struct blocker *b)
-{
-	char buf[1024];
-	int fd = task_fd(tid, name, old, nold);
-
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* exited since the listing */
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n > 0 && ncache < CACHE_MAX) {
-		cache[ncache].tid = tid;
-		cache[ncache++].fd = fd;
-	} else {
-		close(fd);
-	}
+	close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
@@ -176,72 +161,109 @@ static int check_task(long tid, const char *name, struct task_file *old,
 	return stat_blocks_sigtrap(buf, b);
 }
 
-static int open_task_dir(void)
+static int tids_push(struct tids *t, pid_t tid)
 {
-	if (task_dir < 0)
-		task_dir = open("/proc/self/task",
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return task_dir < 0 ? -1 : 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		pid_t *v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = tid;
+	return 0;
 }
 
-/* One pass over the threads: 1 with *b filled if one blocks SIGTRAP. */
-static int scan_threads(struct blocker *b)
+static int cmp_tid(const void *a, const void *b)
 {
-	struct task_file old[CACHE_MAX];
-	size_t nold = ncache;
-	long self = (long)gettid();
-	char dents[4096];
-	int found = 0;
-	long n;
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
-	if (open_task_dir() != 0)
+	return (x > y) - (x < y);
+}
+
+/* Read the ids in /proc/self/task into @listed, sorted; the directory is
+ * closed again before this returns. */
+static int list_threads(void)
+{
+	char dents[4096];
+	long n;
+	int r = 0;
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dir < 0)
 		return -errno;
-	memcpy(old, cache, nold * sizeof(old[0]));
-	ncache = 0;
-	lseek(task_dir, 0, SEEK_SET);
-	while ((n = syscall(SYS_getdents64, task_dir, dents, sizeof(dents))) > 0) {
-		for (long off = 0; off < n;) {
+	listed.n = 0;
+	while (r == 0 &&
+	       (n = syscall(SYS_getdents64, dir, dents, sizeof(dents))) > 0) {
+		for (long off = 0; off < n && r == 0;) {
 			struct dirent64 *e = (struct dirent64 *)(dents + off);
 			off += e->d_reclen;
 			long tid = atol(e->d_name);
-			if (tid <= 0 || tid == self || found)
-				continue;
-			found = check_task(tid, e->d_name, old, nold, b);
+			if (tid > 0)
+				r = tids_push(&listed, (pid_t)tid);
 		}
 	}
-	for (size_t i = 0; i < nold; i++) /* threads that are gone */
-		if (old[i].fd >= 0)
-			close(old[i].fd);
-	return found;
+	close(dir);
+	qsort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
+	return r;
+}
+
+/* One pass over the threads (all of them if @full, else those not seen at
+ * the last accepted scan): 1 with *b filled if one blocks SIGTRAP. */
+static int scan_threads(bool full, struct blocker *b)
+{
+	pid_t self = gettid();
+	int r = list_threads();
+
+	for (size_t i = 0; r == 0 && i < listed.n; i++) {
+		pid_t tid = listed.v[i];
+		if (tid == self || (!full && bsearch(&tid, clean.v, clean.n,
+						     sizeof(pid_t), cmp_tid)))
+			continue;
+		r = check_task(tid, b);
+	}
+	return r;
+}
+
+/* The scan was accepted: remember what it saw. */
+static void scan_accepted(long count, bool full)
+{
+	struct tids t = clean;
+
+	clean = listed; /* the listing becomes the clean set ... */
+	listed = t;     /* ... and the old set's memory the next listing's */
+	scanned_count = count;
+	if (full)
+		full_scan_ns = sk__now_ns();
 }
 
 void sk__threads_after_fork_child(void)
 {
-	/* The descriptors name the parent's threads and its task list. */
-	for (size_t i = 0; i < ncache; i++)
-		close(cache[i].fd);
-	ncache = 0;
-	if (task_dir >= 0)
-		close(task_dir);
-	task_dir = -1;
+	/* The ids are the parent's threads. */
+	clean.n = 0;
 	scanned_count = -1;
 	refused_tid = 0;
 }
 
-/* Whether the threads must be scanned before this update; *count is the
- * link count of /proc/self/task now, -1 if unknown. */
-static bool scan_needed(long *count)
+enum scan { SCAN_NONE, SCAN_NEW, SCAN_FULL };
+
+/* Which scan this update needs; *count is the link count of
+ * /proc/self/task now (2 + the number of threads), -1 if unknown.  stat()
+ * by path rather than fstat() on a kept descriptor: a few hundred
+ * nanoseconds more per update, and no descriptor held. */
+static enum scan scan_needed(long *count)
 {
 	struct stat st;
 
 	*count = -1;
-	if (open_task_dir() != 0 || fstat(task_dir, &st) != 0)
-		return true;
+	if (stat("/proc/self/task", &st) != 0)
+		return SCAN_FULL;
 	*count = (long)st.st_nlink;
 	if (!sk__sigmask_wrappers_active() || refused_tid ||
-	    *count != scanned_count)
-		return true;
-	return sk__now_ns() - scanned_ns > REVALIDATE_NS;
+	    sk__now_ns() - full_scan_ns > REVALIDATE_NS)
+		return SCAN_FULL;
+	return *count != scanned_count ? SCAN_NEW : SCAN_NONE;
 }
 
 /* Why a thread can block SIGTRAP in this process, for the message. */
@@ -271,17 +293,19 @@ int sk__arch_update_allowed(void)
 	struct blocker b;
 	bool warn = current_policy() == POLICY_WARN;
 	long pause = FIRST_PAUSE_NS, count;
+	enum scan need = scan_needed(&count);
 
-	if (!scan_needed(&count))
+	if (need == SCAN_NONE)
 		return 0;
-	int r = scan_threads(&b);
+	bool full = need == SCAN_FULL;
+	int r = scan_threads(full, &b);
 	/* Waiting out a transient block is only worth it when refusing, and
 	 * only for a thread not already refused for. */
 	for (int i = 0; r == 1 && !warn && b.tid != refused_tid &&
 			i < RECHECKS; i++) {
 		pause_ns(pause);
 		pause = pause * 2 > MAX_PAUSE_NS ? MAX_PAUSE_NS : pause * 2;
-		r = scan_threads(&b);
+		r = scan_threads(full, &b);
 	}
 	if (r < 0) {
 		if (!warned_no_proc)
@@ -292,8 +316,7 @@ int sk__arch_update_allowed(void)
 		return 0;
 	}
 	if (r == 0) {
-		scanned_count = count;
-		scanned_ns = sk__now_ns();
+		scan_accepted(count, full);
 		refused_tid = 0;
 		return 0;
 	}
@@ -301,8 +324,7 @@ int sk__arch_update_allowed(void)
 		/* Accepted: cached as a clean scan would be, so that such a
 		 * thread (a timer helper, say) does not make every update
 		 * scan. */
-		scanned_count = count;
-		scanned_ns = sk__now_ns();
+		scan_accepted(count, full);
 		if (b.tid != last_warned) /* once per thread, not per update */
 			sk__warn("thread %ld (\"%s\") blocks SIGTRAP; updating "
 				 "anyway (STATICKEYS_BLOCKED_SIGTRAP=warn): it "

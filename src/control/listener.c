@@ -1,0 +1,121 @@
+/*
+ * src/control/listener.c - where the control socket lives, and opening it.
+ *
+ * By default the socket has a name in Linux's abstract namespace,
+ * "@statickeys-PID" (the '@' stands for the leading NUL byte of sun_path).
+ * An abstract name is not a file: the kernel removes it when the last
+ * descriptor of the socket is closed, however the process ends (exit, exec,
+ * a fatal signal, _exit, SIGKILL), so no socket is ever left behind for a
+ * later skctl to trip over, and a forked child simply binds its own pid's
+ * name.  An abstract socket has no file permissions: anyone in the same
+ * network namespace may connect, so the server asks the kernel who each
+ * client is (SO_PEERCRED, server.c) and skctl asks who the server is.
+ *
+ * A path given by the program (sk_control_start("/run/x.sock") or
+ * STATICKEYS_CONTROL=/run/x.sock) is a file of mode 0600, as before; a
+ * stale one left by a process that died is replaced, a live one is not.
+ * A path that starts with '@' names an abstract socket.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "statickeys/control.h"
+
+SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,
+				   char *buf, size_t len)
+{
+	(void)runtime_dir; /* the abstract namespace needs no directory */
+	int n = snprintf(buf, len, "@statickeys-%d", (int)pid);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len)
+{
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(addr->sun_path))
+		return n ? -ENAMETOOLONG : -EINVAL;
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	memcpy(addr->sun_path, path, n);
+	if (path[0] == '@')
+		addr->sun_path[0] = '\0';
+	/* An abstract name is exactly its bytes: no terminating NUL. */
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n +
+			   (path[0] != '@'));
+	return 0;
+}
+
+/* A socket file left by a process that died: replace it.  One that
+ * answers belongs to a live server: leave it alone. */
+static int clear_stale(const struct sockaddr_un *addr, socklen_t len)
+{
+	struct stat st;
+
+	if (lstat(addr->sun_path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int r = connect(fd, (const struct sockaddr *)addr, len);
+	close(fd);
+	if (r == 0)
+		return -EADDRINUSE;
+	return unlink(addr->sun_path) == 0 ? 0 : -errno;
+}
+
+/* bind() creates a file with the umask's mode; chmod closes that window at
+ * once, and SO_PEERCRED guards it meanwhile. */
+static int bind_file(int fd, const struct sockaddr_un *addr, socklen_t len)
+{
+	int r = clear_stale(addr, len);
+
+	if (r == 0 && bind(fd, (const struct sockaddr *)addr, len) != 0)
+		r = -errno;
+	if (r == 0 && chmod(addr->sun_path, 0600) != 0) {
+		r = -errno;
+		unlink(addr->sun_path);
+	}
+	return r;
+}
+
+int sk__listener_open(const char *path, int backlog)
+{
+	struct sockaddr_un addr;
+	socklen_t len;
+	int r = sk__sockaddr(path, &addr, &len);
+
+	if (r)
+		return r;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (path[0] == '@')
+		r = bind(fd, (struct sockaddr *)&addr, len) == 0 ? 0 : -errno;
+	else
+		r = bind_file(fd, &addr, len);
+	if (r == 0 && listen(fd, backlog) != 0) {
+		r = -errno;
+		sk__listener_remove(path);
+	}
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void sk__listener_remove(const char *path)
+{
+	if (path[0] && path[0] != '@')
+		unlink(path);
+}

@@ -5,10 +5,12 @@
  *	$ skctl -p PID list
  *	$ skctl -p PID set tracing=1 fast_path=0
  *
- * The server is opt-in.  It is one thread serving a Unix stream socket of
- * mode 0600; it asks the kernel who each client is (SO_PEERCRED) and refuses
- * any uid other than the process's own and root's.  Requests are lines of
- * text, replies are one line of JSON each:
+ * The server is opt-in.  It is one thread serving a Unix stream socket,
+ * by default "@statickeys-PID" in Linux's abstract namespace (no file: the
+ * name goes with the process, however it ends); it asks the kernel who each
+ * client is (SO_PEERCRED) and refuses any uid other than the process's own
+ * and root's.  Requests are lines of text, replies are one line of JSON
+ * each:
  *
  *	list                      every key: name, state, count, sites ...
  *	get NAME                  one key
@@ -19,11 +21,14 @@
  *	help                      the requests above
  *
  * The server never holds the patch lock while it reads or writes the
- * socket, serves at most SK_CONTROL_MAX_CLIENTS clients at a time (others
- * are told so and disconnected), bounds each request to
- * SK_CONTROL_MAX_REQUEST bytes and drops a client that makes no progress
- * for SK_CONTROL_IDLE_SECONDS: a slow or stuck client costs the program
- * nothing but a file descriptor.  The server does not survive fork().
+ * socket, serves SK_CONTROL_MAX_CLIENTS client at a time (the others wait
+ * in the listen backlog and are served in turn: the server holds two
+ * descriptors at most), bounds each request to SK_CONTROL_MAX_REQUEST bytes
+ * and drops a client that makes no progress for SK_CONTROL_IDLE_SECONDS
+ * (or for a second while others wait).  After fork() the child serves its
+ * own pid's default address if the parent served its own; a server started
+ * at a given path stays with the parent.  While the program exits, every
+ * request is answered with errno ESHUTDOWN ("exiting").
  */
 #ifndef STATICKEYS_CONTROL_H
 #define STATICKEYS_CONTROL_H
@@ -37,16 +42,16 @@
 extern "C" {
 #endif
 
-#define SK_CONTROL_MAX_CLIENTS 4
+#define SK_CONTROL_MAX_CLIENTS 1
 #define SK_CONTROL_MAX_REQUEST 4096
 #define SK_CONTROL_IDLE_SECONDS 30
 
 /**
  * sk_control_start() - start serving the control socket.
- * @path: where to create the socket, or NULL for the default path (see
- *        sk_control_default_path() with this process's pid and
- *        $XDG_RUNTIME_DIR).  A stale socket left at @path is replaced;
- *        a live one is not.
+ * @path: where to create the socket (a file of mode 0600), "@name" for a
+ *        name in the abstract namespace, or NULL for the default address
+ *        (sk_control_default_path() with this process's pid).  A stale
+ *        socket file left at @path is replaced; a live one is not.
  *
  * Return: 0; -EALREADY if the server runs; -EADDRINUSE if another process
  * serves @path; -ENAMETOOLONG; other errors from socket(2), bind(2),
@@ -55,8 +60,8 @@ extern "C" {
 SK_API int sk_control_start(const char *path);
 
 /**
- * sk_control_stop() - stop the server, remove its socket (and the private
- * directory it created for it).  Return: 0, or -ESRCH if it was not running.
+ * sk_control_stop() - stop the server, remove its socket file if it has
+ * one.  Return: 0, or -ESRCH if it was not running.
  */
 SK_API int sk_control_stop(void);
 
@@ -67,12 +72,11 @@ SK_API int sk_control_stop(void);
 SK_API int sk_control_socket_path(char *buf, size_t len);
 
 /**
- * sk_control_default_path() - the default socket path of process @pid.
- * @runtime_dir: that process's $XDG_RUNTIME_DIR, or NULL/"" when unset.
- *
- * The rule: "$XDG_RUNTIME_DIR/statickeys-PID.sock" when the runtime
- * directory is set, otherwise "/tmp/statickeys-PID/control.sock" inside a
- * directory of mode 0700 that the process creates for it.
+ * sk_control_default_path() - the default socket address of process @pid:
+ * "@statickeys-PID", a name in the abstract namespace ('@' stands for the
+ * leading NUL byte of sun_path; the name has no trailing NUL).
+ * @runtime_dir: ignored (the address needs no directory); kept so that
+ *               programs built against earlier versions still link.
  * Return: 0 or -ENAMETOOLONG.
  */
 SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,

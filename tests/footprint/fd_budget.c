@@ -13,7 +13,8 @@
  * as fast as it can, to catch the short-lived ones (a thread's stat file,
  * a client being served).
  *
- * Checked: the most seen by either is at most BUDGET; every update and
+ * Checked: the most seen by either is at most BUDGET; every descriptor
+ * the library holds inside an update is close-on-exec; every update and
  * every request through the socket succeeded.
  */
 #define _GNU_SOURCE
@@ -43,15 +44,18 @@ __attribute__((noinline)) static int budget_site(void)
 }
 
 static int base, hook_counter, poll_counter, hook_max, poll_max;
-static int stop;
+static int inheritable, stop;
+static unsigned char base_open[FDS_MAX];
 
+/* Updates are serialised by the patch lock: no race on the maxima. */
 static void count_in_update(int point)
 {
 	if (point != SK__INJECT_AFTER_TRAP_WRITE)
 		return;
 	int n = fds_count(hook_counter) - base;
 	if (n > hook_max)
-		hook_max = n; /* updates are serialised by the patch lock */
+		hook_max = n;
+	inheritable += fds_new_inheritable(hook_counter, base_open);
 }
 
 static void *count_all_along(void *arg)
@@ -142,6 +146,7 @@ int main(void)
 	if (pipe2(report, O_CLOEXEC))
 		return 1;
 	base = fds_count(hook_counter); /* before the library holds any */
+	fds_mark(hook_counter, base_open);
 	CHECK(sk_control_start(NULL) == 0, "control server started");
 	sk_control_socket_path(sock, sizeof(sock));
 	for (int i = 0; i < THREADS; i++)
@@ -176,5 +181,7 @@ int main(void)
 	      "(listening socket and /proc/self/mem at least)", hook_max);
 	CHECK(poll_max >= 2 && poll_max <= BUDGET, "at any instant: %d",
 	      poll_max);
+	CHECK(inheritable == 0, "all of them close-on-exec (%d were not)",
+	      inheritable);
 	return check_summary();
 }

@@ -4,6 +4,8 @@
  * fds_counter_open() opens /proc/self/fd once, before the counts that
  * matter; fds_count() rereads it (lseek + getdents64), so counting never
  * adds a descriptor of its own.  One counter per thread that counts.
+ * fds_mark() records which descriptors are open; fds_new_inheritable()
+ * then counts those opened since that lack FD_CLOEXEC.
  */
 #ifndef SK_TESTS_FOOTPRINT_FDS_H
 #define SK_TESTS_FOOTPRINT_FDS_H
@@ -19,8 +21,11 @@ static inline int fds_counter_open(void)
 	return open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* The number of open descriptors (the counter's own included), or -1. */
-static inline int fds_count(int counter)
+#define FDS_MAX 4096
+
+/* Call @fn for each open descriptor; return how many, or -1. */
+static inline int fds_each(int counter, void (*fn)(int fd, void *arg),
+			   void *arg)
 {
 	char buf[8192];
 	int n = 0;
@@ -32,10 +37,55 @@ static inline int fds_count(int counter)
 		for (long off = 0; off < got;) {
 			struct dirent64 *e = (struct dirent64 *)(buf + off);
 			off += e->d_reclen;
-			n += e->d_name[0] != '.';
+			if (e->d_name[0] == '.')
+				continue;
+			n++;
+			if (fn)
+				fn(atoi(e->d_name), arg);
 		}
 	}
 	return got < 0 ? -1 : n;
+}
+
+/* The number of open descriptors (the counter's own included), or -1. */
+static inline int fds_count(int counter)
+{
+	return fds_each(counter, NULL, NULL);
+}
+
+static inline void fds_mark_one(int fd, void *open)
+{
+	if (fd >= 0 && fd < FDS_MAX)
+		((unsigned char *)open)[fd] = 1;
+}
+
+/* Record in @open (FDS_MAX bytes, zeroed) which descriptors are open. */
+static inline void fds_mark(int counter, unsigned char *open)
+{
+	fds_each(counter, fds_mark_one, open);
+}
+
+struct fds_new {
+	const unsigned char *old;
+	int inheritable;
+};
+
+static inline void fds_check_one(int fd, void *arg)
+{
+	struct fds_new *n = (struct fds_new *)arg;
+
+	if (fd >= 0 && fd < FDS_MAX && !n->old[fd] &&
+	    !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+		n->inheritable++;
+}
+
+/* How many descriptors opened since fds_mark(@old) lack FD_CLOEXEC. */
+static inline int fds_new_inheritable(int counter, const unsigned char *old)
+{
+	struct fds_new n = { old, 0 };
+
+	fds_each(counter, fds_check_one, &n);
+	return n.inheritable;
 }
 
 #endif /* SK_TESTS_FOOTPRINT_FDS_H */

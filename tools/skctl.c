@@ -94,7 +94,8 @@ static int find_socket(const char *pid, char *out, size_t len)
 	char *control = environ_of(pid, "STATICKEYS_CONTROL");
 	int r = -ENOENT;
 
-	if (control && (control[0] == '@' || is_socket(control))) {
+	if (control && strcmp(control, "1") && strcmp(control, "0") &&
+	    (control[0] == '@' || is_socket(control))) {
 		snprintf(out, len, "%s", control);
 		r = 0;
 	} else if (atoi(pid) > 0) {

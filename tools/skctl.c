@@ -217,9 +217,11 @@ static int transact(int fd, const char *request, struct json **out,
 	if (!json_bool(*out, "ok", false)) {
 		int err = (int)json_num(*out, "errno", 0);
 		fprintf(stderr, "skctl: %s\n", json_str(*out, "error", "refused"));
-		return err == ESHUTDOWN		     ? SKCTL_EXITING
-		       : err == EACCES || err == EBUSY ? SKCTL_UNREACHABLE
-						       : SKCTL_REFUSED;
+		/* EBUSY is a key holding references now: the server no
+		 * longer turns clients away as busy, they wait their turn. */
+		return err == ESHUTDOWN ? SKCTL_EXITING
+		       : err == EACCES  ? SKCTL_UNREACHABLE
+					: SKCTL_REFUSED;
 	}
 	return SKCTL_OK;
 }

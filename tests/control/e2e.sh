@@ -96,6 +96,20 @@ for xdg in "" "$tmp/xdg"; do
 	"$skctl" -p "$p" list 2>/dev/null; check "skctl -p on the ended process exits 3" [ $? -eq 3 ]
 done
 
+# A socket file given by path survives SIGKILL: skctl says what it is, and
+# the next program at that path replaces it.
+STATICKEYS_CONTROL=$tmp/stale.sock "$demo" -i 100 >/dev/null 2>&1 &
+p=$!; pids+=($p)
+wait_socket "$tmp/stale.sock"
+kill -9 "$p"; wait "$p" 2>/dev/null
+"$skctl" -s "$tmp/stale.sock" list 2>"$tmp/err"
+check "a stale socket file: skctl exits 3" [ $? -eq 3 ]
+check "and says the process has ended" grep -q "left by a process that has ended" "$tmp/err"
+STATICKEYS_CONTROL=$tmp/stale.sock "$demo" -i 100 >/dev/null 2>&1 &
+p=$!; pids+=($p)
+check "the next program replaces the stale file" sh -c "for i in \$(seq 100); do '$skctl' -s '$tmp/stale.sock' list >/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1"
+kill "$p"; wait "$p" 2>/dev/null
+
 # ---- help and man page describe every command ---------------------------
 help=$("$skctl" --help)
 for c in list get enable disable set stats watch; do

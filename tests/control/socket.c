@@ -12,7 +12,8 @@
  *   - one client is served at a time: the others wait and are served in
  *     turn, the idle one gives way;
  *   - a forked child serves its own pid's address, the parent's keeps going;
- *   - a stale socket file is replaced; a non-socket file is refused.
+ *   - a stale socket file is replaced; a non-socket file is refused; a
+ *     server given a path is not started again in a forked child.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -231,6 +232,15 @@ static void test_paths_refused_or_replaced(void)
 	      "served at the given path: %s", r);
 	free(r);
 	close(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char q[108];
+		_exit(sk_control_socket_path(q, sizeof(q)) == -ESRCH ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a server given a path stays with its process: none in a child");
 	sk_control_stop();
 	int f = open(p, O_CREAT | O_WRONLY, 0600);
 	close(f);

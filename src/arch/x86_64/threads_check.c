@@ -205,25 +205,34 @@ static int list_threads(void)
 		}
 	}
 	close(dir);
-	qsort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
+	if (listed.n > 1)
+		qsort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
 	return r;
 }
 
 /* One pass over the threads (all of them if @full, else those not seen at
- * the last accepted scan): 1 with *b filled if one blocks SIGTRAP. */
+ * the last accepted scan): 1 with *b filled if one blocks SIGTRAP (the
+ * first found).  Every thread is read even after one is found, so that a
+ * scan accepted anyway (STATICKEYS_BLOCKED_SIGTRAP=warn) leaves none
+ * unread among the ids it remembers. */
 static int scan_threads(bool full, struct blocker *b)
 {
 	pid_t self = gettid();
-	int r = list_threads();
+	int r = list_threads(), found = 0;
 
 	for (size_t i = 0; r == 0 && i < listed.n; i++) {
 		pid_t tid = listed.v[i];
-		if (tid == self || (!full && bsearch(&tid, clean.v, clean.n,
-						     sizeof(pid_t), cmp_tid)))
+		struct blocker t;
+		if (tid == self || (!full && clean.n &&
+				    bsearch(&tid, clean.v, clean.n,
+					    sizeof(pid_t), cmp_tid)))
 			continue;
-		r = check_task(tid, b);
+		if (check_task(tid, &t) && !found) {
+			*b = t;
+			found = 1;
+		}
 	}
-	return r;
+	return r ? r : found;
 }
 
 /* The scan was accepted: remember what it saw. */

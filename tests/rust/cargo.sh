@@ -12,6 +12,10 @@
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
 #                 it is static-keys code, unchanged, and warns as documented)
 #   doc           cargo doc with warnings denied
+#   package       cargo package --workspace; a new project builds from the
+#                 .crate files (package.sh)
+#   prefix        a new project against an install in a prefix the loader
+#                 does not search (package.sh)
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
 step=$1 cargo=$2 build=$3 src=$4
@@ -68,6 +72,9 @@ clippy)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" clippy --workspace --all-targets \
     --exclude statickeys-test-compat -- -D warnings
   echo "clippy: no warnings"
+  ;;
+package | prefix)
+  exec "$src/tests/rust/package.sh" "$step" "$cargo" "$build" "$src"
   ;;
 doc)
   STATICKEYS_SYS_BUNDLED=1 RUSTDOCFLAGS="-D warnings" \

@@ -11,8 +11,8 @@ src=$1
 pkgs="libstatickeys0 libstatickeys-dev statickeys-tools"
 skip() { echo "SKIPPED: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "installing packages needs root"
-for t in apt-get dpkg-deb dpkg-shlibdeps cpack pkg-config; do
-	command -v $t >/dev/null || skip "$t not found (dpkg-dev, apt, cmake, pkg-config)"
+for t in apt-get dpkg-deb dpkg-shlibdeps file cpack pkg-config; do
+	command -v $t >/dev/null || skip "$t not found (dpkg-dev, file, apt, cmake, pkg-config)"
 done
 for p in $pkgs; do
 	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q installed &&

@@ -49,6 +49,7 @@ check "1: both ways through the site (key off and on)" \
 check "1: no SIGTRAP reached the user" hasnt "received signal"
 check "1: no update refused, runs to its end" has "40 flips, 0 refused, 0 other errors, 0 wrong"
 check "1: exits 0" has "exited normally"
+check "1: the script told the runtime it is loaded (no hint)" hasnt "statickeys: traced by"
 
 # 2. tbreak, finish, next across a flip, until, tbreak again, to the end.
 cat >"$tmp/steps.gdb" <<'G'

@@ -9,12 +9,20 @@
 //! 6|static_branch_enable on a plain struct static_key|has no member named|no member named
 //! 7|a native key in a kernel branch|sk__key
 //! 8|a kernel key in a native branch|_Generic|incomplete|sk__key_traits
+//! 9|DEFINE_STATIC_KEY_MAYBE with an IS_ENABLED() that is not a bare 0/1|SK__LINUX_DEFINE_MAYBE_
 #include <statickeys.h>
 #include <statickeys/linux.h>
 DEFINE_STATIC_KEY_FALSE(typed);
 struct static_key plain = STATIC_KEY_INIT_FALSE;
 SK_DEFINE_KEY_FALSE(native);
 int not_a_key;
+#if MISUSE == 9
+/* The kernel's IS_ENABLED() expands to a bare 0 or 1; an expression cannot
+ * pick DEFINE_STATIC_KEY_TRUE or _FALSE by token pasting. */
+#define CONFIG_Y 1
+#define IS_ENABLED(option) ((option) != 0)
+DEFINE_STATIC_KEY_MAYBE(CONFIG_Y, maybe);
+#endif
 #if MISUSE == 4
 /* a key known only at run time: sites need a link-time key address */
 __attribute__((noinline)) int g(struct static_key *p)

@@ -37,7 +37,7 @@ export CARGO_TARGET_DIR="$build/rust-target"
 export CARGO_TERM_COLOR=never
 # One test at a time: the harness starts a thread per test, and a starting
 # thread blocks every signal, which makes a flip in another test wait for it
-# (and, past ~40 ms on a loaded machine, refuse with EBUSY, as documented).
+# (and, past ~1 s on a loaded machine, refuse with EBUSY, as documented).
 targs=(--test-threads=1 --nocapture)
 cd "$src/rust"
 unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM

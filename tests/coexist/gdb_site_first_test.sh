@@ -18,11 +18,7 @@ prog=$1 libdir=$2
 command -v gdb >/dev/null || { echo "SKIPPED: gdb is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0
-check() { # check DESCRIPTION COMMAND...
-	if "${@:2}"; then pass=$((pass + 1)); echo "ok: $1"
-	else fail=$((fail + 1)); echo "FAILED: $1"; fi
-}
+. "$(dirname "$0")/../check.sh"
 has() { grep -Eq -- "$1" "$tmp/out"; }
 hasnt() { ! grep -Eq -- "$1" "$tmp/out"; }
 count() { grep -Ec -- "$1" "$tmp/out"; }
@@ -93,5 +89,4 @@ check "4: the update is refused, naming the breakpoint" \
 	has "statickeys: refusing to update key 'k'.*a debugger or uprobe has put its int3 on it"
 check "4: updates work again after delete" has "site_first: 40 calls, 39 flips, 1 refused, 0 other errors, 0 wrong"
 echo "($(count 'received signal SIGTRAP') stops on the library's traps, each resumed with signal SIGTRAP)"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary

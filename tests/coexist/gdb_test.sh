@@ -23,11 +23,7 @@ if_line=$(grep -n 'if (sk_branch_unlikely(&k))' "$src" | cut -d: -f1)
 command -v gdb >/dev/null || { echo "SKIPPED: gdb is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0
-check() { # check DESCRIPTION COMMAND...
-	if "${@:2}"; then pass=$((pass + 1)); echo "ok: $1"
-	else fail=$((fail + 1)); echo "FAILED: $1"; fi
-}
+. "$(dirname "$0")/../check.sh"
 has() { grep -q -- "$1" "$tmp/out"; }
 count() { grep -c -- "$1" "$tmp/out"; }
 run_gdb() { # run_gdb SCRIPT ARGS...
@@ -117,5 +113,4 @@ check "[$round] gdb did not crash" bash -c "! grep -Eq 'Fatal signal|internal-er
 check "[$round] no update refused, exits 0" has " 0 refused, 0 other errors"
 check "[$round] runs to its end" has "exited normally"
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+check_summary

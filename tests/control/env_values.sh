@@ -9,9 +9,7 @@ flipper=$1 demo=$2 skctl=$3
 tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-passed=0 failed=0
-check() { if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"
-	  else failed=$((failed + 1)); echo "FAILED: $1"; fi; }
+. "$(dirname "$0")/../check.sh"
 # run VAR=VALUE: the flipper's stderr in $tmp/err, its status returned.
 run() { env "$1" "$flipper" >"$tmp/out" 2>"$tmp/err"; }
 
@@ -47,5 +45,4 @@ done
 check "STATICKEYS_CONTROL=ctl: refused with a warning" \
 	grep -q "STATICKEYS_CONTROL=ctl is not 0, 1, on, off, yes, no or a path with a '/'" "$tmp/err"
 check "STATICKEYS_CONTROL=ctl: no socket file" [ ! -e "$tmp/cwd/ctl" ]
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

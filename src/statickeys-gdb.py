@@ -25,11 +25,23 @@
 # breakpoint inserted while the library is mid-update (its own int3 there)
 # would later put a stray int3 back, and one inserted between the library's
 # check and its write would be overwritten.  The kernel refuses kprobes on
-# jump-label sites for the same reason.  So a breakpoint with a location on
-# a site is deleted, with a message naming a place to put it instead (its
-# other locations, if any, are kept as new breakpoints); the library, for its
-# part, refuses to update a key while any tool's int3 is on one of its sites
-# (-EILSEQ).
+# jump-label sites for the same reason, and the library refuses to update a
+# key while any tool's int3 is on one of its sites (-EILSEQ).  So a
+# breakpoint with a location on a site -- `break work` where work() starts
+# with a site, or `break` on the line of an `if (sk_branch_...)` -- is moved
+# past the site, onto both places the site leads (the next instruction and
+# the jump target): it stops every time the code runs, whichever way the key
+# is.  The script says so, with the new breakpoint numbers; their condition,
+# commands, ignore count and temporariness are the original's (the siblings
+# of a hit temporary breakpoint go with it).  Sites are read from the
+# "sk_sites" sections of the loaded objects (_sites_in_sections), so this
+# works before `run` and for objects the runtime has not registered yet.
+#
+# Whether the script is loaded: it sets sk__debugger_script in the runtime;
+# under a tracer without it, the runtime says on stderr how to load it.
+import re
+import struct
+
 import gdb
 
 _SI_KERNEL = 0x80
@@ -41,7 +53,8 @@ def _u64(addr):
 
 
 def _is_site(addr):
-    """addr is the first byte of a site of a registered object."""
+    """addr is the first byte of a site of a registered object (the
+    runtime's own index, sk__debugger_sites: what its trap handler knows)."""
     try:
         where = int(gdb.parse_and_eval("(unsigned long)&sk__debugger_sites"))
     except gdb.error:
@@ -66,6 +79,63 @@ def _is_site(addr):
     except (gdb.MemoryError, gdb.error):
         pass
     return False
+
+
+_SITE_ENTRY = struct.Struct("<iiiI")  # code, target, key, flags (arch/x86_64.h)
+_site_cache = {"key": None, "sites": {}}
+
+
+def _sites_in_sections():
+    """{site address: jump target} of every loaded object, decoded from its
+    "sk_sites" section (statickeys/arch/x86_64.h: relative 32-bit fields).
+    Cached until the list of sections changes (a load, an unload, `run`)."""
+    try:
+        files = gdb.execute("info files", to_string=True)
+    except gdb.error:
+        return {}
+    ranges = tuple((int(a, 16), int(b, 16)) for a, b in re.findall(
+        r"^\s*0x([0-9a-f]+) - 0x([0-9a-f]+) is sk_sites\b", files, re.M))
+    if ranges == _site_cache["key"]:
+        return _site_cache["sites"]
+    sites = {}
+    for lo, hi in ranges:
+        try:
+            table = bytes(gdb.selected_inferior().read_memory(lo, hi - lo))
+        except (gdb.MemoryError, gdb.error):
+            continue
+        for off in range(0, len(table) - _SITE_ENTRY.size + 1, _SITE_ENTRY.size):
+            code, target, _, _ = _SITE_ENTRY.unpack_from(table, off)
+            sites[lo + off + code] = lo + off + 4 + target
+    _site_cache.update(key=ranges, sites=sites)
+    return sites
+
+
+def _destinations(addr, sites, depth=0):
+    """Where execution goes from addr when addr is a site: the next
+    instruction and the jump target (followed on when they are sites
+    too); [addr] when it is not a site."""
+    if addr not in sites or depth > 8:
+        return [addr]
+    out = []
+    for d in (addr + 5, sites[addr]):
+        for x in _destinations(d, sites, depth + 1):
+            if x not in out:
+                out.append(x)
+    return out
+
+
+def _spec(addr):
+    """A location for `break` that survives relocation (a PIE before and
+    after `run`): *'symbol' + offset, else the bare address."""
+    try:
+        where = gdb.execute("info symbol 0x%x" % addr, to_string=True)
+    except gdb.error:
+        where = ""
+    m = re.match(r"(.+?)(?: \+ (\d+))? in section ", where)
+    if not m or "'" in m.group(1):
+        return "*0x%x" % addr, "0x%x" % addr
+    off = int(m.group(2) or 0)
+    return "*'%s' + %d" % (m.group(1), off), "%s+%d" % (m.group(1), off)
 
 
 class _StatickeysTrap(gdb.Function):
@@ -102,7 +172,8 @@ true to stop, false for a trap of a statickeys site (retried silently)."""
 
 _state = getattr(gdb, "_statickeys_state", None)
 if _state is None:
-    _state = gdb._statickeys_state = {"fn": _StatickeysTrap(), "bp": None}
+    _state = gdb._statickeys_state = {"fn": _StatickeysTrap(), "bp": None,
+                                      "moving": False, "siblings": {}}
 
     def _install():
         gdb.execute("catch signal SIGTRAP", to_string=True)
@@ -121,51 +192,111 @@ if _state is None:
                 _install()
             except gdb.error:
                 gdb.post_event(_install)
+        # A temporary breakpoint moved past a site became one per place the
+        # site leads; when one is hit (and deleted), the others go too.
+        group = _state["siblings"].pop(bp.number, [])
+        for n in group:
+            _state["siblings"].pop(n, None)
+        if group:
+            def drop():
+                for b in gdb.breakpoints():
+                    if b.number in group and b.is_valid():
+                        b.delete()
+            gdb.post_event(drop)
 
-    def _check_breakpoint(bp):
-        if not bp.is_valid() or bp.number == _state["bp"]:
+    def _move_breakpoint(bp):
+        """Moves bp's locations that are on sites to where the sites lead."""
+        if not bp.is_valid() or bp.number == _state["bp"] or _state["moving"]:
             return
         try:
-            locations = bp.locations
+            locations = [loc.address for loc in bp.locations]
         except (AttributeError, RuntimeError, gdb.error):
             return
-        on_site = [loc.address for loc in locations if _is_site(loc.address)]
-        if not on_site:
+        sites = _sites_in_sections()
+        if not any(a in sites for a in locations):
             return
-        others = [loc.address for loc in locations
-                  if loc.address not in on_site]
+        places = []
+        for a in locations:
+            for d in _destinations(a, sites):
+                if d not in places:
+                    places.append(d)
         # Disabling the location is not enough: gdb marks a location
         # "permanent" when it finds an int3 in memory there (ours, mid-
         # update), and steps a thread past a permanent breakpoint by moving
         # its pc one byte on, into the middle of the site.  So it goes.
-        cond, cmds = bp.condition, bp.commands
+        old = dict(number=bp.number, cond=bp.condition, cmds=bp.commands,
+                   temporary=bp.temporary, ignore=bp.ignore_count,
+                   enabled=bp.enabled)
+        _state["moving"] = True
+        try:
+            bp.delete()
+            made = [_replacement(addr, old) for addr in places]
+        finally:
+            _state["moving"] = False
+        if old["temporary"]:
+            for nb, _ in made:
+                _state["siblings"][nb.number] = [m.number for m, _ in made]
+        print("statickeys: breakpoint %d was on a statickeys site, which the "
+              "library rewrites while keys change; moved to where the site "
+              "leads: %s" % (old["number"], ", ".join(
+                  "breakpoint %d at %s" % (nb.number, name)
+                  for nb, name in made)))
+
+    def _replacement(addr, old):
+        spec, name = _spec(addr)
+        nb = gdb.Breakpoint(spec, temporary=old["temporary"])
+        if old["cond"]:
+            nb.condition = old["cond"]
+        if old["cmds"]:
+            nb.commands = old["cmds"]
+        nb.ignore_count = old["ignore"]
+        nb.enabled = old["enabled"]
+        return nb, name
+
+    def _move_later(bp):
+        # From a stop, never delete a breakpoint in place: gdb may be using
+        # it (deleting the breakpoint being reported crashed gdb 13.1).  Do
+        # it once gdb is back in its loop.
         number = bp.number
-        bp.delete()
-        for addr in on_site:
-            where = gdb.execute("info symbol 0x%x" % addr,
-                                to_string=True).split(" in section")[0]
-            print("statickeys: breakpoint %d at 0x%x (%s) is on a statickeys "
-                  "site, which the library rewrites while keys change; "
-                  "deleted.  Break on the next instruction instead: "
-                  "break *0x%x" % (number, addr, where, addr + 5))
-        for addr in others:
-            nb = gdb.Breakpoint("*0x%x" % addr)
-            if cond:
-                nb.condition = cond
-            if cmds:
-                nb.commands = cmds
-            print("statickeys: breakpoint %d keeps its other location as "
-                  "breakpoint %d at 0x%x" % (number, nb.number, addr))
+        if bp.number == _state["bp"] or _state["moving"]:
+            return
+
+        def later():
+            for b in gdb.breakpoints():
+                if b.number == number:
+                    _move_breakpoint(b)
+        gdb.post_event(later)
 
     def _check_all(*_):
+        sites = _sites_in_sections()
         for bp in list(gdb.breakpoints()):
-            _check_breakpoint(bp)
+            try:
+                if any(loc.address in sites for loc in bp.locations):
+                    _move_later(bp)
+            except (AttributeError, RuntimeError, gdb.error):
+                pass
+
+    def _mark_loaded(*_):
+        # Tell the runtime the script is here (tracer_note.c); quietly
+        # nothing while it is not loaded or there is no process.
+        try:
+            if gdb.selected_inferior().pid:
+                gdb.execute("set var sk__debugger_script = 1", to_string=True)
+        except gdb.error:
+            pass
 
     gdb.events.breakpoint_deleted.connect(_deleted)
-    gdb.events.breakpoint_created.connect(_check_breakpoint)
-    gdb.events.breakpoint_modified.connect(_check_breakpoint)
-    # Sites become known when their object registers, after gdb may have
-    # placed breakpoints: look again at every stop (all threads stopped,
-    # nothing inserted yet for the next resume).
+    gdb.events.breakpoint_created.connect(_move_breakpoint)
+    # Not breakpoint_modified: gdb sends it while it reports a hit (the hit
+    # count) and while it exits, and even an event posted from there crashed
+    # gdb 13.1.
+    # Objects load after breakpoints were placed, and their sites with them:
+    # look again at every stop (all threads stopped, nothing inserted yet
+    # for the next resume).
     gdb.events.stop.connect(_check_all)
+    gdb.events.new_objfile.connect(_mark_loaded)
+    gdb.events.stop.connect(_mark_loaded)
     _install()
+    _mark_loaded()
+    # Breakpoints set before the script loaded (with the library, at `run`).
+    gdb.post_event(_check_all)

@@ -260,7 +260,7 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		return SKCTL_USAGE;
 	int r = transact(fd, req, &reply, &raw);
 	free(req);
-	if (r == SKCTL_OK && o->json)
+	if (o->json && reply) /* a refusal too: {"ok":false,...} */
 		printf("%s\n", raw);
 	else if (r == SKCTL_OK && !strcmp(verb, "list"))
 		print_list(reply);
@@ -351,14 +351,29 @@ static const struct {
 	{ "watch", 0, 0 },
 };
 
-static int check_command(const char *cmd, int nargs)
+/* `set` takes NAME=0 or NAME=1: anything else is a usage error, found
+ * before the program is asked. */
+static int check_set_args(char **args, int nargs)
+{
+	for (int i = 0; i < nargs; i++) {
+		const char *eq = strrchr(args[i], '=');
+		if (!eq || eq == args[i] || (strcmp(eq, "=0") && strcmp(eq, "=1"))) {
+			fprintf(stderr, "skctl: '%s' is not NAME=0 or NAME=1\n",
+				args[i]);
+			return SKCTL_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int check_command(const char *cmd, char **args, int nargs)
 {
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(cmd, commands[i].name))
 			continue;
 		if (nargs >= commands[i].min_args &&
 		    nargs <= commands[i].max_args)
-			return 0;
+			return strcmp(cmd, "set") ? 0 : check_set_args(args, nargs);
 		fprintf(stderr, "skctl: wrong number of arguments for '%s' "
 			"(see skctl --help)\n", cmd);
 		return SKCTL_USAGE;
@@ -398,7 +413,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			: "skctl: give one of -p PID or -s SOCKET\n");
 		return SKCTL_USAGE;
 	}
-	return check_command(argv[optind], argc - optind - 1);
+	return check_command(argv[optind], argv + optind + 1, argc - optind - 1);
 }
 
 int main(int argc, char **argv)

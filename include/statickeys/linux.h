@@ -126,8 +126,9 @@ struct static_key_false {
  * DEFINE_STATIC_KEY_MAYBE(CONFIG_X, name), DECLARE_STATIC_KEY_MAYBE and
  * static_branch_maybe(CONFIG_X, &name): a true key and a likely branch when
  * IS_ENABLED(CONFIG_X), else false and unlikely.  They need IS_ENABLED()
- * expanding to 0 or 1, as the kernel's <linux/kconfig.h> (or the ported
- * code's own shim) defines it; this header does not define it.
+ * expanding to a bare 0 or 1 (pasted onto a name: an expression such as
+ * ((x) != 0) does not compile), as the kernel's <linux/kconfig.h> (or the
+ * ported code's own shim) defines it; this header does not define it.
  */
 #define SK__LINUX_PASTE2(a, b) a##b
 #define SK__LINUX_PASTE(a, b) SK__LINUX_PASTE2(a, b)

@@ -32,19 +32,81 @@ fn use_system() -> bool {
         return false;
     };
     let cflags = pkg_config(&["--cflags-only-I"]).unwrap_or_default();
+    let mut libdir = None;
     for word in &libs {
         if let Some(dir) = word.strip_prefix("-L") {
             println!("cargo:rustc-link-search=native={dir}");
             println!("cargo:libdir={dir}");
-        } else if let Some(lib) = word.strip_prefix("-l") {
-            println!("cargo:rustc-link-lib={lib}");
+            println!("cargo:rerun-if-changed={dir}");
+            libdir = Some(PathBuf::from(dir));
         }
     }
+    link_system_library(libdir.as_deref(), &libs);
     if let Some(inc) = cflags.iter().find_map(|w| w.strip_prefix("-I")) {
         println!("cargo:include={inc}");
     }
     println!("cargo:build=system");
     true
+}
+
+/// Whether the dynamic loader finds libraries in `dir` by itself: a default
+/// directory, one in its cache (`ldconfig -p`), or one on `LD_LIBRARY_PATH`
+/// of this build (the same shell runs the program).
+fn loader_finds(dir: &Path) -> bool {
+    println!("cargo:rerun-if-env-changed=LD_LIBRARY_PATH");
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let on_path = env::var("LD_LIBRARY_PATH").unwrap_or_default().split(':').any(|d| {
+        !d.is_empty() && Path::new(d).canonicalize().is_ok_and(|d| d == dir)
+    });
+    let defaults = ["/lib", "/usr/lib", "/lib64", "/usr/lib64"];
+    if on_path || defaults.iter().any(|d| Path::new(d) == dir) {
+        return true;
+    }
+    let cache = Command::new("ldconfig").arg("-p").output().or_else(|_| {
+        Command::new("/sbin/ldconfig").arg("-p").output()
+    });
+    let soname = dir.join("libstatickeys.so.0");
+    cache.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).lines().any(|l| {
+        l.contains("libstatickeys.so.0") && l.rsplit(" => ").next().is_some_and(|p| {
+            Path::new(p.trim()).canonicalize().is_ok_and(|p| Some(p) == soname.canonicalize().ok())
+        })
+    }))
+}
+
+/// Links the installed runtime.  The shared library when the loader will
+/// find it at run time; from a prefix it does not search (PKG_CONFIG_PATH
+/// pointing at /opt/..., a home directory), the static library installed
+/// next to it, because a dependency's build script cannot give the final
+/// program an rpath: the program would fail to start with "cannot open
+/// shared object file".  Without a static library the build stops here and
+/// says what to do.
+fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
+    let static_lib = libdir.map(|d| d.join("libstatickeys.a"));
+    match (libdir, static_lib) {
+        (Some(dir), Some(archive)) if !loader_finds(dir) => {
+            if !archive.is_file() {
+                panic!(
+                    "statickeys-sys: pkg-config found libstatickeys in {0}, which the dynamic \
+                     loader does not search, and {0} has no libstatickeys.a to link instead; \
+                     the program would fail to start.  Add {0} to LD_LIBRARY_PATH (or to \
+                     /etc/ld.so.conf.d and run ldconfig), or build the bundled runtime \
+                     (STATICKEYS_SYS_BUNDLED=1)",
+                    dir.display()
+                );
+            }
+            println!("cargo:warning=statickeys-sys: {} is not on the loader's path: \
+                      linking libstatickeys.a from it (set LD_LIBRARY_PATH to use the shared library)",
+                     dir.display());
+            println!("cargo:rustc-link-lib=static=statickeys");
+            println!("cargo:rustc-link-lib=dylib=pthread");
+            println!("cargo:rustc-link-lib=dylib=dl");
+        }
+        _ => {
+            for lib in libs.iter().filter_map(|w| w.strip_prefix("-l")) {
+                println!("cargo:rustc-link-lib={lib}");
+            }
+        }
+    }
 }
 
 /// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES, so
@@ -103,15 +165,14 @@ fn build_bundled(root: &Path) {
     println!("cargo:build=bundled");
 }
 
+/// The C sources: c/src and c/include, symbolic links to the repository's
+/// src/ and include/ that `cargo package` replaces by the files themselves.
+fn bundled_root() -> PathBuf {
+    PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("c")
+}
+
 fn main() {
-    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
-    // In the repository the C sources are two levels up; a packaged copy
-    // carries them in c/.
-    let root = if manifest.join("c/src").is_dir() {
-        manifest.join("c")
-    } else {
-        manifest.join("../..")
-    };
+    let root = bundled_root();
     let bundled = env_on("STATICKEYS_SYS_BUNDLED") || env::var_os("CARGO_FEATURE_BUNDLED").is_some();
     let system = env_on("STATICKEYS_SYS_SYSTEM") || env::var_os("CARGO_FEATURE_SYSTEM").is_some();
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");

@@ -79,10 +79,12 @@ static void do_get(struct sk__json *j, const struct sk__arg *a)
 	name[a->len] = '\0';
 	int r = sk_key_info_get(name, &info, &storage);
 	if (r) {
-		reply_error(j, -r, r == -EEXIST ? "several objects define a key "
-						  "of that name; qualify it "
-						  "as FILE:NAME"
-						: "no key of that name");
+		char msg[SK__MAX_NAME + 96];
+		snprintf(msg, sizeof(msg), r == -EEXIST
+			 ? "several objects define a key named '%s'; qualify "
+			   "it as FILE:NAME"
+			 : "no key named '%s'", name);
+		reply_error(j, -r, msg);
 		return;
 	}
 	sk__json_raw(j, "{\"ok\":true,\"key\":");

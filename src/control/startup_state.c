@@ -177,11 +177,23 @@ static void object_added(struct sk__object *obj)
 		warn_unmatched();
 }
 
+/* STATICKEYS_CONTROL: a word (off: "", 0, off, no; the default path: 1,
+ * on, yes) or the socket's path, which must contain a '/' (./name for one
+ * in the working directory), so that no word becomes a file name. */
 static void start_control_server(const char *how)
 {
-	if (!*how || strcmp(how, "0") == 0)
+	static const char *const words[] = { "0", "off", "no",
+					     "1", "on", "yes", NULL };
+	int w = sk__env_match(how, words);
+
+	if (!*how || (w >= 0 && w < 3))
 		return;
-	const char *path = strcmp(how, "1") == 0 ? NULL : how;
+	if (w < 0 && !strchr(how, '/')) {
+		sk__warn("STATICKEYS_CONTROL=%s is not 0, 1, on, off, yes, no "
+			 "or a path with a '/'; no control server", how);
+		return;
+	}
+	const char *path = w >= 0 ? NULL : how;
 	int r = sk_control_start(path);
 	if (r)
 		sk__warn("STATICKEYS_CONTROL=%s: could not start the control "

@@ -13,6 +13,16 @@
 
 #include "statickeys/stats.h"
 
+/* ---- env.c: the STATICKEYS_* settings ------------------------------------ */
+
+/* sk__env_match - the index of @value in the NULL-terminated @words, or -1
+ * (also for NULL).  Prints nothing: usable before constructors run. */
+int sk__env_match(const char *value, const char *const *words);
+/* sk__env_choice - the index in @words of environment variable @name's
+ * value; @dflt when it is unset or empty, and when it is none of @words,
+ * after a warning naming the variable, its value and the words. */
+int sk__env_choice(const char *name, const char *const *words, int dflt);
+
 /* ---- code layout -------------------------------------------------------- */
 
 /* sk__segment - an executable PT_LOAD segment of an object. */

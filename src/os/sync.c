@@ -105,8 +105,8 @@ static int mprotect_sync(void)
 
 void sk__sync_init(void)
 {
-	const char *want = secure_getenv("STATICKEYS_SYNC");
-	bool force_mprotect = want && strcmp(want, "mprotect") == 0;
+	static const char *const words[] = { "membarrier", "mprotect", NULL };
+	bool force_mprotect = sk__env_choice("STATICKEYS_SYNC", words, 0) == 1;
 
 	caller_needs_serialise = kernel_before_5_11();
 	if (!force_mprotect && membarrier_register()) {

@@ -120,13 +120,9 @@ int sk__writer_ready(void)
 	if (current != W_UNPROBED)
 		return current == W_NONE ? -EPERM : 0;
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	const char *env = secure_getenv("STATICKEYS_WRITER");
-	int want = W_PROCMEM;
-	if (env && strcmp(env, "mprotect") == 0)
-		want = W_MPROTECT;
-	else if (env && *env && strcmp(env, "procmem") != 0)
-		sk__warn("STATICKEYS_WRITER=%s is not procmem or mprotect; "
-			 "using procmem", env);
+	static const char *const words[] = { "procmem", "mprotect", NULL };
+	int want = sk__env_choice("STATICKEYS_WRITER", words, 0) == 1
+			   ? W_MPROTECT : W_PROCMEM;
 	int r = probe(want);
 	if (r == 0) {
 		current = want;

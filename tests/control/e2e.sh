@@ -70,6 +70,15 @@ check "stats table names writer and sync" grep -q '^sync method: ' <<<"$human"
 check "unknown key exits 1" [ $rc -eq 1 ]
 check "unknown key is named" grep -q "no_such_key" "$tmp/e"
 check "shout still on after the refused set" sh -c "'$skctl' -s '$sock' get shout | grep -q 'state: *on'"
+"$skctl" -s "$sock" get no_such_key 2>"$tmp/e"; rc=$?
+check "get of an unknown key exits 1" [ $rc -eq 1 ]
+check "get of an unknown key names it" grep -q "no key named 'no_such_key'" "$tmp/e"
+out=$("$skctl" -s "$sock" --json set shout=0 no_such_key=1 2>/dev/null); rc=$?
+check "--json, refused: exits 1" [ $rc -eq 1 ]
+check "--json, refused: prints the reply" grep -q '^{"ok":false,.*no_such_key' <<<"$out"
+"$skctl" -s "$sock" set shout=2 2>"$tmp/e"; rc=$?
+check "set NAME=2 is a usage error (exit 2)" [ $rc -eq 2 ]
+check "set NAME=2 says what is wrong" grep -q "'shout=2' is not NAME=0 or NAME=1" "$tmp/e"
 "$skctl" -s "$sock" frobnicate 2>/dev/null; check "unknown command exits 2" [ $? -eq 2 ]
 "$skctl" list 2>/dev/null; check "no target exits 2" [ $? -eq 2 ]
 "$skctl" -s "$tmp/nothing.sock" list 2>/dev/null; check "no socket exits 3" [ $? -eq 3 ]

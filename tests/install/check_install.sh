@@ -30,6 +30,20 @@ cc "$src/tests/install/consumer.c" -I"$prefix/include" \
 	"$libdir/libstatickeys.a" -lpthread -ldl -o "$tmp/consumer_static"
 "$tmp/consumer_static"
 
+# 3b. The README's recipe for the static library ("One runtime per
+#     process"), run as written: the program must not need libstatickeys.so.
+recipe=$(grep -o '`cc prog.c [^`]*-l:libstatickeys.a[^`]*`' "$src/README.md" | tr -d '`')
+[ -n "$recipe" ] || { echo "no static-library recipe found in README.md"; exit 1; }
+(cd "$tmp" && cp "$src/tests/install/consumer.c" prog.c && eval "$recipe -o consumer_recipe")
+if ldd "$tmp/consumer_recipe" | grep -q libstatickeys; then
+	echo "the README's static recipe linked the shared library"; exit 1
+fi
+"$tmp/consumer_recipe"
+"$tmp/cm/consumer_static"
+if ldd "$tmp/cm/consumer_static" | grep -q libstatickeys; then
+	echo "statickeys::statickeys_static linked the shared library"; exit 1
+fi
+
 # 4. The C++ and kernel-style headers, installed with the others.
 c++ -std=c++17 "$src/tests/install/consumer_frontends.cpp" \
 	$(pkg-config --cflags --libs statickeys) -Wl,-rpath,"$libdir" \
@@ -42,14 +56,14 @@ case "$script" in
 "$prefix/share/gdb/auto-load$libdir/libstatickeys.so."*-gdb.py) ;;
 *) echo "gdb script not installed under share/gdb/auto-load$libdir: '$script'"; exit 1 ;;
 esac
-n=5
+n=6
 if command -v gdb >/dev/null; then
 	gdb -nx -batch -iex "add-auto-load-scripts-directory $prefix/share/gdb/auto-load" \
 		-iex "add-auto-load-safe-path $prefix/share/gdb/auto-load" \
 		-ex run "$tmp/consumer_pc" >"$tmp/gdb.log" 2>&1
 	grep -q "statickeys: catchpoint" "$tmp/gdb.log" ||
 		{ cat "$tmp/gdb.log"; echo "gdb did not auto-load the installed script"; exit 1; }
-	n=6
+	n=7
 else
 	echo "gdb not installed: auto-loading not checked"
 fi

@@ -12,6 +12,10 @@
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
 #                 it is static-keys code, unchanged, and warns as documented)
 #   doc           cargo doc with warnings denied
+#   package       cargo package --workspace; a new project builds from the
+#                 .crate files (package.sh)
+#   prefix        a new project against an install in a prefix the loader
+#                 does not search (package.sh)
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
 step=$1 cargo=$2 build=$3 src=$4
@@ -33,7 +37,7 @@ export CARGO_TARGET_DIR="$build/rust-target"
 export CARGO_TERM_COLOR=never
 # One test at a time: the harness starts a thread per test, and a starting
 # thread blocks every signal, which makes a flip in another test wait for it
-# (and, past ~40 ms on a loaded machine, refuse with EBUSY, as documented).
+# (and, past ~1 s on a loaded machine, refuse with EBUSY, as documented).
 targs=(--test-threads=1 --nocapture)
 cd "$src/rust"
 unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
@@ -68,6 +72,9 @@ clippy)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" clippy --workspace --all-targets \
     --exclude statickeys-test-compat -- -D warnings
   echo "clippy: no warnings"
+  ;;
+package | prefix)
+  exec "$src/tests/rust/package.sh" "$step" "$cargo" "$build" "$src"
   ;;
 doc)
   STATICKEYS_SYS_BUNDLED=1 RUSTDOCFLAGS="-D warnings" \

@@ -240,6 +240,7 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	r = sk__trap_install();
 	if (r)
 		return r;
+	sk__tracer_note();
 	struct batch b = { .p = patches, .n = n };
 	r = batch_run(&b, changed);
 	batch_free(&b);

@@ -67,6 +67,9 @@
 
 #define SK_EXPORT __attribute__((visibility("default")))
 
+/* STATICKEYS_KEEP_SIGTRAP: 1 (the default) or 0. */
+static const char *const keep_words[] = { "1", "0", NULL };
+
 /* -1: not decided yet; 0: masks honoured as given; 1: SIGTRAP kept out. */
 static int keep = -1;
 
@@ -77,6 +80,8 @@ static bool keeping(void)
 	if (k < 0) {
 		/* Only before our constructor (another library's constructor
 		 * setting a mask): the environment is readable by then. */
+		/* Not sk__env_match(): this file is never instrumented, and
+		 * may run before a sanitizer is ready; env.c is not. */
 		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
 		k = !(env && strcmp(env, "0") == 0);
 		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
@@ -447,6 +452,9 @@ bool sk__sigmask_keeps_sigtrap(void)
  * constructors, which may already set masks or start threads. */
 __attribute__((constructor(101))) static void sigmask_init(void)
 {
+	/* keeping() may first run inside a sanitizer's start-up, where it must
+	 * not print: the warning for a bad value is given here. */
+	(void)sk__env_choice("STATICKEYS_KEEP_SIGTRAP", keep_words, 0);
 	lookup();
 	(void)keeping();
 	/* A program started with SIGTRAP blocked (an inherited mask survives

@@ -68,13 +68,9 @@ static bool warned_no_proc;
 static enum policy current_policy(void)
 {
 	if (policy == POLICY_UNSET) {
-		const char *env = secure_getenv("STATICKEYS_BLOCKED_SIGTRAP");
-		policy = POLICY_REFUSE;
-		if (env && strcmp(env, "warn") == 0)
-			policy = POLICY_WARN;
-		else if (env && *env && strcmp(env, "refuse") != 0)
-			sk__warn("STATICKEYS_BLOCKED_SIGTRAP=%s is not refuse or "
-				 "warn; refusing updates", env);
+		static const char *const words[] = { "refuse", "warn", NULL };
+		policy = sk__env_choice("STATICKEYS_BLOCKED_SIGTRAP", words, 0)
+				 ? POLICY_WARN : POLICY_REFUSE;
 	}
 	return policy;
 }

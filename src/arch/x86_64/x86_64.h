@@ -26,6 +26,12 @@ void sk__trap_add_stuck(const struct sk__patch *v, size_t n);
  * threads, which do not exist in the child. */
 void sk__trap_after_fork_child(void);
 
+/* ---- tracer_note.c ------------------------------------------------------- */
+
+/* sk__tracer_note - under a tracer without the gdb script, say once on
+ * stderr how to load it (called at each update; cheap when not traced). */
+void sk__tracer_note(void);
+
 /* ---- threads_check.c ----------------------------------------------------- */
 
 /* sk__threads_after_fork_child - drop descriptors naming parent threads. */

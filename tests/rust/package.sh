@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/rust/package.sh STEP CARGO BUILD_DIR SOURCE_DIR (run by cargo.sh)
+#
+#   package  `cargo package --workspace` with its verification builds, no
+#            libstatickeys visible to pkg-config: statickeys-sys must build
+#            from the C sources it carries.  The .crate must hold every file
+#            src/CMakeLists.txt names (every architecture) and every public
+#            header, as files.  Then a new project depending on the two
+#            packaged crates (as from crates.io) builds and runs its
+#            threaded test and program.
+#   prefix   this build installed into a prefix the loader does not search,
+#            found with PKG_CONFIG_PATH as the C instructions say: the
+#            program runs (the static library is linked); with only the
+#            shared library there the build stops and says why; with
+#            LD_LIBRARY_PATH set the shared library is linked and runs.
+set -euo pipefail
+step=$1 cargo=$2 build=$3 src=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM LD_LIBRARY_PATH PKG_CONFIG_PATH
+fail() { echo "FAIL: $*"; exit 1; }
+ctarget=$build/rust-consumer-$step # the new project's own target directory
+
+# The new project, outside every workspace, with the dependencies pinned to
+# the versions the repository's lock file has (already fetched).
+consumer() { # consumer STATICKEYS_DIR SYS_DIR [cargo args...]
+	local sk=$1 sys=$2
+	shift 2
+	rm -rf "$tmp/consumer"
+	cp -r "$src/tests/rust/consumer" "$tmp/consumer"
+	cp "$src/rust/Cargo.lock" "$tmp/consumer/"
+	(cd "$tmp/consumer" && CARGO_TARGET_DIR=$ctarget "$cargo" "$@" \
+		--config "patch.crates-io.statickeys.path='$sk'" \
+		--config "patch.crates-io.statickeys-sys.path='$sys'")
+}
+
+package_contents() { # the .crate's file list, checked against the sources
+	local crate=$1 list=$tmp/list missing=0 f
+	tar -tvzf "$crate" >"$tmp/tv"
+	grep -v '^-' "$tmp/tv" && fail "the .crate holds entries that are not plain files"
+	awk '{print $NF}' "$tmp/tv" | sed 's|^[^/]*/||' | sort >"$list"
+	# Every relative .c path in src/CMakeLists.txt, comments left out.
+	for f in $(sed 's/#.*//' "$src/src/CMakeLists.txt" | tr -s ' \t()' '\n' |
+		grep -E '^[A-Za-z0-9_][A-Za-z0-9_/.-]*\.c$' | sort -u); do
+		grep -qxF "c/src/$f" "$list" || { echo "missing from the package: src/$f"; missing=1; }
+	done
+	for f in $(cd "$src" && find include -name '*.h' | sort); do
+		grep -qxF "c/$f" "$list" || { echo "missing from the package: $f"; missing=1; }
+	done
+	[ $missing = 0 ] || fail "statickeys-sys does not carry the sources it compiles"
+	grep -vE '^(c/src/.*\.[ch]|c/src/CMakeLists\.txt|c/include/.*\.h|build\.rs|src/.*\.rs|Cargo\.(toml|toml\.orig|lock)|\.cargo_vcs_info\.json)$' "$list" &&
+		fail "statickeys-sys packs files it does not use"
+	echo "statickeys-sys: $(grep -c '^c/' "$list") C sources and headers packed, every one src/CMakeLists.txt names"
+}
+
+case $step in
+package)
+	mkdir "$tmp/no-pc"
+	export PKG_CONFIG_LIBDIR=$tmp/no-pc # no installed runtime in sight
+	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty) 2>&1 | grep -vE '^\s+(Compiling|Packaging|Verifying|Packaged|Finished|Updating|Locking|Adding)' || true
+	pkgdir=$CARGO_TARGET_DIR/package
+	for c in statickeys-sys statickeys; do
+		[ -f "$pkgdir/$c-0.1.0.crate" ] || fail "cargo package did not produce $c-0.1.0.crate"
+		tar -xzf "$pkgdir/$c-0.1.0.crate" -C "$tmp"
+	done
+	package_contents "$pkgdir/statickeys-sys-0.1.0.crate"
+	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" test -q
+	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q
+	grep -q 'cargo:build=bundled' "$ctarget"/debug/build/statickeys-sys-*/output ||
+		fail "the consumer did not build the bundled runtime"
+	echo "3 passed, 0 failed"
+	;;
+prefix)
+	prefix=$tmp/opt/statickeys
+	cmake --install "$build" --prefix "$prefix" >/dev/null
+	export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+	pkg-config --exists statickeys || fail "pkg-config does not find the install"
+	sk=$src/rust/statickeys sys=$src/rust/statickeys-sys
+	# 1. As a user types it: the program runs without help.
+	STATICKEYS_SYS_SYSTEM=1 consumer "$sk" "$sys" run -q
+	ldd "$ctarget/debug/statickeys-consumer" 2>/dev/null | grep libstatickeys &&
+		fail "the program needs libstatickeys.so from a directory the loader does not search"
+	# 2. Only the shared library there: the build says why it stops.
+	mv "$prefix/lib/libstatickeys.a" "$tmp/"
+	if STATICKEYS_SYS_SYSTEM=1 consumer "$sk" "$sys" build -q >"$tmp/err" 2>&1; then
+		fail "built against a shared library the loader will not find"
+	fi
+	grep -q 'which the dynamic loader does not search' "$tmp/err" || { cat "$tmp/err"; fail "no reason given"; }
+	echo "without libstatickeys.a: the build stops with the reason"
+	# 3. LD_LIBRARY_PATH names the directory: the shared library.
+	LD_LIBRARY_PATH=$prefix/lib STATICKEYS_SYS_SYSTEM=1 consumer "$sk" "$sys" run -q
+	LD_LIBRARY_PATH=$prefix/lib ldd "$ctarget/debug/statickeys-consumer" | grep -q "$prefix/lib/libstatickeys.so" ||
+		fail "LD_LIBRARY_PATH set, but the shared library was not linked"
+	echo "3 passed, 0 failed"
+	;;
+esac

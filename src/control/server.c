@@ -138,8 +138,10 @@ static void conn_process(struct conn *c)
 			return;
 		}
 		size_t len = (size_t)(nl - c->in);
-		if (!c->discarding)
+		if (!c->discarding) {
+			sk__audit_set_peer(c->fd);
 			sk__control_handle(c->in, len, &c->out);
+		}
 		c->discarding = false;
 		conn_consume(c, len < c->in_len ? len + 1 : len);
 		c->out_off = 0;

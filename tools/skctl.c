@@ -23,8 +23,11 @@
 
 #define MAX_REPLY (64u << 20)
 
+const char *skctl_who = "skctl";
+
 static const char usage_text[] =
-	"usage: skctl [-p PID | -s SOCKET] [--json] COMMAND [ARGS]\n"
+	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] COMMAND "
+	"[ARGS]\n"
 	"\n"
 	"Commands:\n"
 	"  list                 every key: state, default, count, sites, "
@@ -34,11 +37,17 @@ static const char usage_text[] =
 	"  disable NAME...      turn keys off (one multi-key commit)\n"
 	"  set NAME=0|1...      set each key's state (one multi-key commit)\n"
 	"  stats                counters and latency histograms\n"
+	"  log                  the last key changes made from outside the\n"
+	"                       program (socket, STATICKEYS_FILE, STATICKEYS)\n"
 	"  watch                key states and counter changes every second\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the process to talk to (finds its socket)\n"
 	"  -s, --socket PATH    the control socket to talk to\n"
+	"  -a, --all            every process of this user with a control\n"
+	"                       socket (root: every process)\n"
+	"      --comm NAME      with --all: only processes called NAME\n"
+	"      --openmetrics    stats as OpenMetrics text (with --all too)\n"
 	"  -j, --json           print the replies as JSON, one per line\n"
 	"  -i, --interval SECS  time between watch rounds (default 1)\n"
 	"  -n, --count N        stop watch after N rounds (default: never)\n"
@@ -51,15 +60,8 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 done; 1 the program refused the request (nothing\n"
 	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
-	"4 the reply was not understood.\n";
-
-struct options {
-	const char *pid;
-	const char *socket;
-	bool json;
-	double interval;
-	long count;
-};
+	"4 the reply was not understood.  With --all: 0 every process did it;\n"
+	"5 some did, some did not; 6 none did; 3 no process to talk to.\n";
 
 /* ---- finding the socket --------------------------------------------------- */
 
@@ -88,7 +90,7 @@ static bool is_socket(const char *path)
 
 /* The same rule the program used: STATICKEYS_CONTROL=path, or the default
  * path with its $XDG_RUNTIME_DIR, ours, or none. */
-static int find_socket(const char *pid, char *out, size_t len)
+int find_socket(const char *pid, char *out, size_t len)
 {
 	char *control = environ_of(pid, "STATICKEYS_CONTROL");
 	char *dirs[3] = { environ_of(pid, "XDG_RUNTIME_DIR"),
@@ -111,7 +113,7 @@ static int find_socket(const char *pid, char *out, size_t len)
 
 /* ---- talking -------------------------------------------------------------- */
 
-static int connect_to(const char *path)
+int connect_to(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -172,9 +174,8 @@ static char *read_line(int fd)
 	return NULL;
 }
 
-/* Send @request and parse its reply.  Return an exit code; *@out is the
- * parsed reply when it is 0 or SKCTL_REFUSED.  *@raw is its text. */
-static int transact(int fd, const char *request, struct json **out,
+/* Send @request and parse its reply (skctl.h). */
+int transact(int fd, const char *request, struct json **out,
 		    char **raw)
 {
 	char *line = NULL;
@@ -185,18 +186,21 @@ static int transact(int fd, const char *request, struct json **out,
 	 * the reason is still waiting to be read. */
 	(void)send_all(fd, request, strlen(request));
 	if (!(line = read_line(fd))) {
-		fprintf(stderr, "skctl: the process closed the connection\n");
+		fprintf(stderr, "%s: the process closed the connection\n",
+			skctl_who);
 		return SKCTL_UNREACHABLE;
 	}
 	*raw = line;
 	*out = json_parse(line);
 	if (!*out) {
-		fprintf(stderr, "skctl: reply is not JSON: %.200s\n", line);
+		fprintf(stderr, "%s: reply is not JSON: %.200s\n", skctl_who,
+			line);
 		return SKCTL_PROTOCOL;
 	}
 	if (!json_bool(*out, "ok", false)) {
 		int err = (int)json_num(*out, "errno", 0);
-		fprintf(stderr, "skctl: %s\n", json_str(*out, "error", "refused"));
+		fprintf(stderr, "%s: %s\n", skctl_who,
+			json_str(*out, "error", "refused"));
 		return err == EACCES || err == EBUSY ? SKCTL_UNREACHABLE
 						     : SKCTL_REFUSED;
 	}
@@ -206,7 +210,7 @@ static int transact(int fd, const char *request, struct json **out,
 /* ---- commands ------------------------------------------------------------- */
 
 /* "VERB ARG ARG...\n"; names with blanks or newlines cannot be keys. */
-static char *build_request(const char *verb, char **args, int nargs)
+char *build_request(const char *verb, char **args, int nargs)
 {
 	size_t len = strlen(verb) + 2;
 	for (int i = 0; i < nargs; i++)
@@ -245,10 +249,24 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_key(json_get(reply, "key"));
 	else if (r == SKCTL_OK && !strcmp(verb, "stats"))
 		print_stats(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "log"))
+		print_log(reply);
 	else if (r == SKCTL_OK)
 		print_changed(reply);
 	json_free(reply);
 	free(raw);
+	return r;
+}
+
+static int run_openmetrics(int fd)
+{
+	struct om_process p;
+	int r = om_fetch(fd, &p);
+
+	if (r == SKCTL_OK) {
+		om_print(&p, 1);
+		om_free(&p);
+	}
 	return r;
 }
 
@@ -309,7 +327,7 @@ static const struct {
 } commands[] = {
 	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
 	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
-	{ "watch", 0, 0 },
+	{ "watch", 0, 0 },   { "log", 0, 0 },
 };
 
 static int check_command(const char *cmd, int nargs)
@@ -336,27 +354,39 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "json", no_argument, 0, 'j' },
 		{ "interval", required_argument, 0, 'i' },
 		{ "count", required_argument, 0, 'n' },
+		{ "all", no_argument, 0, 'a' },
+		{ "comm", required_argument, 0, 'C' },
+		{ "openmetrics", no_argument, 0, 'O' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
 
 	/* Options may follow the command; key names never start with '-'. */
-	while ((c = getopt_long(argc, argv, "p:s:ji:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:ji:n:haC:O", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->pid = optarg; break;
 		case 's': o->socket = optarg; break;
 		case 'j': o->json = true; break;
 		case 'i': o->interval = atof(optarg); break;
 		case 'n': o->count = atol(optarg); break;
+		case 'a': o->all = true; break;
+		case 'C': o->comm = optarg; break;
+		case 'O': o->openmetrics = true; break;
 		case 'h': fputs(usage_text, stdout); exit(SKCTL_OK);
 		default: return SKCTL_USAGE;
 		}
 	}
-	if (optind >= argc || (!o->pid == !o->socket) || o->interval <= 0) {
+	int targets = !!o->pid + !!o->socket + o->all;
+	if (optind >= argc || targets != 1 || o->interval <= 0 ||
+	    (o->comm && !o->all) ||
+	    (o->openmetrics && strcmp(argv[optind], "stats"))) {
 		fprintf(stderr, "%s", optind >= argc ? "skctl: no command\n"
 			: o->interval <= 0 ? "skctl: bad interval\n"
-			: "skctl: give one of -p PID or -s SOCKET\n");
+			: targets != 1 ? "skctl: give one of -p PID, -s SOCKET "
+					 "or --all\n"
+			: o->comm ? "skctl: --comm goes with --all\n"
+				  : "skctl: --openmetrics goes with stats\n");
 		return SKCTL_USAGE;
 	}
 	return check_command(argv[optind], argc - optind - 1);
@@ -373,7 +403,9 @@ int main(int argc, char **argv)
 		      "; skctl --help\n", stderr);
 		return r;
 	}
-	if (o.socket) {
+	if (o.all) {
+		path[0] = '\0';
+	} else if (o.socket) {
 		snprintf(path, sizeof(path), "%s", o.socket);
 	} else if (find_socket(o.pid, path, sizeof(path)) != 0) {
 		fprintf(stderr, "skctl: process %s has no control socket (is it "
@@ -382,6 +414,8 @@ int main(int argc, char **argv)
 		return SKCTL_UNREACHABLE;
 	}
 	const char *cmd = argv[optind];
+	if (o.all)
+		return run_all(&o, cmd, argv + optind + 1, argc - optind - 1);
 	if (!strcmp(cmd, "watch"))
 		return watch(path, &o);
 	int fd = connect_to(path);
@@ -390,7 +424,10 @@ int main(int argc, char **argv)
 			strerror(-fd));
 		return SKCTL_UNREACHABLE;
 	}
-	r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
+	if (o.openmetrics)
+		r = run_openmetrics(fd);
+	else
+		r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
 	close(fd);
 	return r;
 }

@@ -1,0 +1,376 @@
+/*
+ * config_file.c - STATICKEYS_FILE: the state a file gives at start-up and
+ * every later version of it, applied by the watcher thread as one commit.
+ *
+ *	config_file file        a plain file: start-up state, an edit in
+ *	                        place, rename-over, a bad line, deletion and
+ *	                        return, 100 versions in a burst
+ *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
+ *	                        volume ("..data" symlink swapped by rename):
+ *	                        files in name order, a swap, a bad swap
+ *
+ * The test prepares the files, then runs itself again with STATICKEYS_FILE
+ * (and STATICKEYS, for the environment's audit line) set and stderr going
+ * to a file, so the start-up state is applied before main.  What the
+ * program does is read from its own sites; the library's messages and
+ * audit lines are read back from that file.  Waits are deadlines (5 s),
+ * except the latency check: an edit must be applied within 100 ms (the
+ * median of the timed edits, so one scheduling hiccup of a loaded machine
+ * does not decide it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <statickeys.h>
+
+#include "../check.h"
+#include "client.h"
+
+SK_DEFINE_KEY_FALSE(cf_a);
+SK_DEFINE_KEY_FALSE(cf_b);
+SK_DEFINE_KEY_FALSE(cf_c);
+SK_DEFINE_KEY_FALSE(cf_d);
+SK_DEFINE_KEY_FALSE(cf_env);
+
+__attribute__((noinline)) static int site_a(void) { return sk_branch_unlikely(&cf_a) ? 1 : 0; }
+__attribute__((noinline)) static int site_b(void) { return sk_branch_unlikely(&cf_b) ? 1 : 0; }
+__attribute__((noinline)) static int site_c(void) { return sk_branch_unlikely(&cf_c) ? 1 : 0; }
+__attribute__((noinline)) static int site_d(void) { return sk_branch_unlikely(&cf_d) ? 1 : 0; }
+__attribute__((noinline)) static int site_env(void) { return sk_branch_unlikely(&cf_env) ? 1 : 0; }
+
+static char dir[64], errfile[100];
+
+/* The four sites as a number: a=1, b=2, c=4, d=8. */
+static int sites(void)
+{
+	return site_a() | site_b() << 1 | site_c() << 2 | site_d() << 3;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait until the sites read @want; the time it took, or -1 after 5 s. */
+static double wait_sites(int want)
+{
+	uint64_t t0 = now_ns();
+	while (now_ns() - t0 < 5000000000u) {
+		if (sites() == want)
+			return (double)(now_ns() - t0) / 1e6;
+		usleep(200);
+	}
+	return -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Write a new file next to @path and rename it over @path. */
+static void replace_file(const char *path, const char *text)
+{
+	char tmp[512];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	write_file(tmp, text);
+	rename(tmp, path);
+}
+
+/* How often @needle occurs in what the library wrote to stderr. */
+static int stderr_count(const char *needle)
+{
+	static char buf[1 << 20];
+	int fd = open(errfile, O_RDONLY), n = 0;
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0;
+	if (fd >= 0)
+		close(fd);
+	buf[len > 0 ? len : 0] = '\0';
+	for (char *p = buf; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static bool wait_stderr(const char *needle, int count)
+{
+	for (int i = 0; i < 5000; i++) {
+		if (stderr_count(needle) >= count)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static uint64_t batches(void)
+{
+	struct sk_stats s;
+	sk_stats_get(&s);
+	return s.batches;
+}
+
+static uint64_t updates(void)
+{
+	struct sk_stats s;
+	sk_stats_get(&s);
+	return s.updates;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static const char *const all_off = "cf_a = 0\ncf_b = 0\ncf_c = 0\ncf_d = 0\n";
+static const char *const all_on = "cf_a = 1\ncf_b = 1\ncf_c = 1\ncf_d = 1\n";
+
+/* Each edit is applied within 100 ms (median), as one commit. */
+static void timed_edits(const char *path)
+{
+	static const struct {
+		const char *text;
+		int sites;
+	} v[] = {
+		{ "cf_a = 0\ncf_b = 1\n", 2 },
+		{ "# several keys, one commit\ncf_a=1\ncf_b=0\ncf_c = on\n", 5 },
+		{ "cf_c = off\ncf_d = yes\n", 9 },
+		{ "cf_a = 0\ncf_d = 0\n", 0 },
+		{ "cf_b = 1\ncf_c = 1\ncf_d = 1\n", 14 },
+		{ all_off, 0 },
+	};
+	double lat[6];
+
+	for (int i = 0; i < 6; i++) {
+		uint64_t b0 = batches();
+		/* Even: an editor writing in place; odd: rename-over. */
+		(i % 2 ? replace_file : write_file)(path, v[i].text);
+		lat[i] = wait_sites(v[i].sites);
+		CHECK(lat[i] >= 0, "version %d (%s) applied: sites %d, want %d",
+		      i, i % 2 ? "renamed over" : "written in place", sites(),
+		      v[i].sites);
+		usleep(50000);
+		CHECK(batches() - b0 == 1, "version %d is one commit: %llu "
+		      "batches", i, (unsigned long long)(batches() - b0));
+	}
+	qsort(lat, 6, sizeof(lat[0]), cmp_double);
+	printf("edit applied after %.1f ms (median; min %.1f, max %.1f)\n",
+	       (lat[2] + lat[3]) / 2, lat[0], lat[5]);
+	CHECK((lat[2] + lat[3]) / 2 < 100, "median %.1f ms, limit 100 ms",
+	      (lat[2] + lat[3]) / 2);
+}
+
+/* A bad line applies nothing and is named; so is a deleted file. */
+static void bad_and_deleted(const char *path)
+{
+	char needle[400];
+	uint64_t b0 = batches();
+
+	write_file(path, "cf_a = 1\ncf_b = maybe\n");
+	snprintf(needle, sizeof(needle), "%s:2: the value is not 0 or 1", path);
+	CHECK(wait_stderr(needle, 1), "a message names %s:2", path);
+	CHECK(sites() == 0 && batches() == b0, "a bad version applies nothing "
+	      "(sites %d, %llu batches)", sites(),
+	      (unsigned long long)(batches() - b0));
+	unlink(path);
+	snprintf(needle, sizeof(needle), "%s was removed", path);
+	CHECK(wait_stderr(needle, 1), "a message says the file was removed");
+	CHECK(sites() == 0 && batches() == b0, "deletion keeps the state");
+	replace_file(path, "cf_d = 1\n");
+	CHECK(wait_sites(8) >= 0, "the file applies again when it is back");
+}
+
+/* 100 versions renamed into place as fast as possible: every commit is a
+ * whole version (all four keys flip together), the last one wins. */
+static void burst(const char *path)
+{
+	replace_file(path, all_off);
+	CHECK(wait_sites(0) >= 0, "burst: starts all off");
+	usleep(100000);
+	uint64_t b0 = batches(), u0 = updates();
+	for (int i = 0; i < 100; i++)
+		replace_file(path, i % 2 ? all_on : all_off);
+	CHECK(wait_sites(15) >= 0, "burst: the last version (all on) wins");
+	usleep(300000);
+	uint64_t db = batches() - b0, du = updates() - u0;
+	printf("100 versions in a burst: %llu commits\n",
+	       (unsigned long long)db);
+	CHECK(sites() == 15 && db >= 1 && db <= 100 && du == 4 * db,
+	      "every commit applied a whole version: %llu key changes in %llu "
+	      "commits", (unsigned long long)du, (unsigned long long)db);
+}
+
+/* The audit ring, as `skctl log` reads it. */
+static void check_log(const char *source)
+{
+	char sock[108];
+	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
+	CHECK(sk_control_start(sock) == 0, "control socket at %s", sock);
+	int fd = client_connect(sock);
+	char *reply = fd >= 0 ? client_ask(fd, "log\n") : NULL;
+	CHECK(reply && strstr(reply, source), "log names \"%s\": %.300s", source,
+	      reply ? reply : "(no reply)");
+	free(reply);
+	if (fd >= 0)
+		close(fd);
+	sk_control_stop();
+}
+
+static void file_mode(void)
+{
+	char path[300], needle[400];
+
+	snprintf(path, sizeof(path), "%s/keys.conf", dir);
+	CHECK(sites() == 1, "start-up: cf_a on before main, sites %d", sites());
+	CHECK(site_env(), "STATICKEYS applies too");
+	snprintf(needle, sizeof(needle), "file %s:1: cf_a 0 -> 1: ok", path);
+	CHECK(stderr_count(needle) == 1, "one audit line: %s", needle);
+	CHECK(stderr_count("environment STATICKEYS: cf_env 0 -> 1: ok") == 1,
+	      "one audit line for the environment");
+	timed_edits(path);
+	bad_and_deleted(path);
+	burst(path);
+	snprintf(needle, sizeof(needle), "\"source\":\"file %s:4\"", path);
+	check_log(needle);
+}
+
+/* A ConfigMap update: a new timestamped directory, "..data" renamed over. */
+static void configmap_swap(const char *cm, int version, const char *a,
+			   const char *b)
+{
+	char path[300], link[700];
+
+	snprintf(path, sizeof(path), "%s/..v%d", cm, version);
+	mkdir(path, 0755);
+	snprintf(link, sizeof(link), "%s/a.conf", path);
+	write_file(link, a);
+	snprintf(link, sizeof(link), "%s/b.conf", path);
+	write_file(link, b);
+	snprintf(path, sizeof(path), "..v%d", version);
+	snprintf(link, sizeof(link), "%s/..data_tmp", cm);
+	CHECK(symlink(path, link) == 0, "symlink %s", link);
+	snprintf(path, sizeof(path), "%s/..data", cm);
+	CHECK(rename(link, path) == 0, "rename ..data_tmp over ..data");
+	/* The kubelet then removes the previous version. */
+	snprintf(path, sizeof(path), "rm -rf '%s/..v%d'", cm, version - 1);
+	CHECK(system(path) == 0, "%s", path);
+}
+
+static void configmap_mode(void)
+{
+	char cm[300], needle[400];
+	uint64_t b0;
+
+	snprintf(cm, sizeof(cm), "%s/cm", dir);
+	CHECK(sites() == 1, "start-up: a.conf then b.conf (b wins cf_b), "
+	      "notes.txt ignored: sites %d, want 1", sites());
+	b0 = batches();
+	configmap_swap(cm, 2, "cf_a = 0\ncf_c = 1\n", "cf_d = 1\n");
+	CHECK(wait_sites(12) >= 0, "a swap applies: sites %d, want 12",
+	      sites());
+	usleep(50000);
+	CHECK(batches() - b0 == 1, "a swap is one commit");
+	b0 = batches();
+	configmap_swap(cm, 3, "cf_a = 1\n", "cf_d = 2\n");
+	snprintf(needle, sizeof(needle), "%s/b.conf:1:", cm);
+	CHECK(wait_stderr(needle, 1), "a bad swap names %s", needle);
+	CHECK(sites() == 12 && batches() == b0, "a bad swap applies nothing, "
+	      "not even the good file's line");
+	configmap_swap(cm, 4, "cf_a = 1\n", "cf_d = 0\n");
+	CHECK(wait_sites(5) >= 0, "the next good swap applies: sites %d",
+	      sites());
+	CHECK(stderr_count("audit") == 0, "STATICKEYS_AUDIT=off: no lines");
+	snprintf(needle, sizeof(needle), "\"source\":\"file %s/a.conf:1\"", cm);
+	check_log(needle);
+}
+
+/* The ConfigMap volume as the kubelet first writes it. */
+static void prepare_configmap(void)
+{
+	char path[600];
+	static const char *const files[][2] = {
+		{ "a.conf", "cf_a = 1\ncf_b = 1\n" },
+		{ "b.conf", "# later files win\ncf_b = 0\n" },
+		{ "notes.txt", "cf_c = 1\n" },
+	};
+
+	snprintf(path, sizeof(path), "%s/cm", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/cm/..v1", dir);
+	mkdir(path, 0755);
+	for (int i = 0; i < 3; i++) {
+		char link[600], target[64];
+		snprintf(path, sizeof(path), "%s/cm/..v1/%s", dir, files[i][0]);
+		write_file(path, files[i][1]);
+		snprintf(target, sizeof(target), "..data/%s", files[i][0]);
+		snprintf(link, sizeof(link), "%s/cm/%s", dir, files[i][0]);
+		CHECK(symlink(target, link) == 0, "symlink %s", link);
+	}
+	snprintf(path, sizeof(path), "%s/cm/..data", dir);
+	CHECK(symlink("..v1", path) == 0, "symlink %s", path);
+}
+
+/* Prepare, run the child with the environment set, clean up. */
+static int parent(const char *self, const char *mode)
+{
+	char path[600];
+
+	snprintf(dir, sizeof(dir), "/tmp/sk-config-file-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
+	if (strcmp(mode, "file") == 0) {
+		snprintf(path, sizeof(path), "%s/keys.conf", dir);
+		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n");
+		setenv("STATICKEYS", "cf_env=1", 1);
+	} else {
+		prepare_configmap();
+		snprintf(path, sizeof(path), "%s/cm", dir);
+		setenv("STATICKEYS_AUDIT", "off", 1);
+	}
+	setenv("STATICKEYS_FILE", path, 1);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		execl(self, self, "child", mode, dir, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	snprintf(path, sizeof(path), "cat '%s' >&2; rm -rf '%s'", errfile, dir);
+	(void)!system(path);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "file") ||
+			  !strcmp(argv[1], "configmap")))
+		return parent(argv[0], argv[1]);
+	if (argc != 4 || strcmp(argv[1], "child")) {
+		fprintf(stderr, "usage: %s file|configmap\n", argv[0]);
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s", argv[3]);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
+	if (!strcmp(argv[2], "file"))
+		file_mode();
+	else
+		configmap_mode();
+	return check_summary();
+}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# all.sh SKDEMO SKCTL PEER - `skctl --all`: two and ten demo programs of one
+# all.sh SKDEMO SKCTL PEER MANPAGE - `skctl --all`: two and ten demo programs of one
 # user, list and set across them, a key only some processes have, a process
 # killed while skctl talks to it, the exit codes (0 all, 5 some, 6 none,
 # 3 no process), and another user's processes left alone.  The programs run
 # as copies called "skall" and every command uses `--comm skall`, so other
 # programs on the machine are never touched.  Waits are deadlines (60 s).
 set -u
-demo=$1 skctl_bin=$2 peer=$3
+demo=$1 skctl_bin=$2 peer=$3 man=$4
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 mkdir "$tmp/a" "$tmp/b"
@@ -62,6 +62,11 @@ check "demo 2 traces" wait_tick "$tmp/out2" 'tracing=1 .*traced=\+[1-9]'
 re="audit [0-9T:.-]+Z socket uid $(id -u) pid [0-9]+ \(skctl\): tracing 0 -> 1: ok"
 check "demo 1 logs who changed tracing, once" [ "$(grep -Ec "$re" "$tmp/err1")" -eq 1 ]
 check "skctl log shows it" sh -c "'$skctl' -p $demo2 log | grep -Eq 'socket uid [0-9]+ pid [0-9]+ \(skctl\): tracing 0 -> 1: ok'"
+out=$("$skctl" --all --comm skall log); rc=$?
+check "--all log: exit 0, each process under its own line" [ $rc -eq 0 ] && [ "$(grep -c "^== [0-9]* skall$" <<<"$out")" -eq 2 ]
+check "--all log: both changes" [ "$(grep -c 'tracing 0 -> 1: ok' <<<"$out")" -eq 2 ]
+out=$("$skctl" --all --comm skall get tracing); rc=$?
+check "--all get: exit 0, on in both" [ $rc -eq 0 ] && [ "$(grep -c 'state: *on' <<<"$out")" -eq 2 ]
 
 # ---- ten demos -----------------------------------------------------------------
 for n in 3 4 5 6 7 8 9 10; do start_demo $n; done
@@ -125,6 +130,11 @@ else
 	out=$(env -u XDG_RUNTIME_DIR $nobody "$skctl" -p "$demo1" set greeting=0 2>&1); rc=$?
 	check "uid 65534 asking for root's demo by pid is refused (exit 3)" [ $rc -eq 3 ]
 fi
+
+for code in 5 6; do
+	check "the man page documents exit status $code" grep -Eq "^\.B $code$" "$man"
+done
+check "--help documents the --all exit codes" sh -c "'$skctl' --help | grep -q '5 some did'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

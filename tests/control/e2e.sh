@@ -93,7 +93,7 @@ done
 
 # ---- help and man page describe every command ---------------------------
 help=$("$skctl" --help)
-for c in list get enable disable set stats watch; do
+for c in list get enable disable set stats watch log; do
 	check "--help describes $c" grep -Eq "^  $c( |$)" <<<"$help"
 	check "man page describes $c" grep -Eq "^\.B(I)? \"?$c" "$man"
 done

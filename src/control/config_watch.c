@@ -37,7 +37,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,9 +219,7 @@ static int apply_locked(struct sk__conf *conf, const struct sk_key_info *v,
 		snprintf(err, errlen, "%s: could not be applied (%s)", w.path,
 			 r == -EINVAL ? "two lines name one key with different "
 					"states"
-			 : r == -EBUSY ? "a key to disable holds several "
-					 "references"
-				       : strerror(-r));
+				      : strerror(-r));
 	return r;
 }
 
@@ -342,27 +339,6 @@ static void *follow(void *arg)
 	return NULL;
 }
 
-/* The thread runs with asynchronous signals blocked, as the control
- * server's does: the program's handlers keep running in its threads. */
-static int start_thread(void)
-{
-	sigset_t all, old;
-	pthread_t t;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int r = pthread_create(&t, NULL, follow, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r == 0)
-		pthread_detach(t);
-	return -r;
-}
-
 /* The version read at start-up, applied by object_added. */
 static void read_first(void)
 {
@@ -402,13 +378,17 @@ void sk__config_init(void)
 	w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w.fd >= 0)
 		add_watches();
-	if (w.fd < 0 || start_thread() != 0) {
-		sk__warn("STATICKEYS_FILE: cannot follow %s (%s); it was read "
-			 "once, at start-up", w.path, strerror(errno));
-		if (w.fd >= 0)
-			close(w.fd);
-		w.fd = -1;
+	pthread_t thread;
+	int r = w.fd < 0 ? -errno : sk__control_thread_create(&thread, follow);
+	if (r == 0) {
+		pthread_detach(thread);
+		return;
 	}
+	sk__warn("STATICKEYS_FILE: cannot follow %s (%s); it was read once, "
+		 "at start-up", w.path, strerror(-r));
+	if (w.fd >= 0)
+		close(w.fd);
+	w.fd = -1;
 }
 
 void sk__config_after_fork_child(void)

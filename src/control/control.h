@@ -9,6 +9,7 @@
 #ifndef SK_CONTROL_PLANE_H
 #define SK_CONTROL_PLANE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -51,6 +52,12 @@ long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
  * each object as it registers) and start the server if STATICKEYS_CONTROL
  * asks for it. */
 void sk__control_init(void);
+
+/* ---- thread.c ------------------------------------------------------------- */
+
+/* sk__control_thread_create - start @fn in a detachable thread with the
+ * program's asynchronous signals blocked.  Return: 0 or -errno. */
+int sk__control_thread_create(pthread_t *thread, void *(*fn)(void *));
 
 /* ---- audit.c: who changed which key ------------------------------------- */
 

@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,25 +357,6 @@ static int open_listener(void)
 	return 0;
 }
 
-/* Start the thread with every asynchronous signal blocked, so that the
- * program's handlers keep running in the program's own threads.  SIGTRAP
- * stays deliverable: a thread that blocks it must never reach a site. */
-static int start_thread(void)
-{
-	sigset_t all, old;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int r = pthread_create(&srv.thread, NULL, serve, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -r;
-}
-
 static void cleanup_files(void)
 {
 	unlink(srv.path);
@@ -437,7 +417,7 @@ static int start_locked(const char *path)
 	}
 	if (pipe2(srv.wake, O_CLOEXEC) != 0) {
 		r = -errno;
-	} else if ((r = start_thread()) != 0) {
+	} else if ((r = sk__control_thread_create(&srv.thread, serve)) != 0) {
 		close(srv.wake[0]);
 		close(srv.wake[1]);
 	}

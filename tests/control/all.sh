@@ -16,20 +16,7 @@ skctl=$tmp/skctl
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
-}
-wait_tick() { # wait_tick OUTFILE REGEX: a line printed after now matches
-	local out=$1 re=$2 start
-	start=$(wc -l <"$out")
-	for _ in $(seq 600); do
-		tail -n +"$((start + 1))" "$out" | grep -Eq "$re" && return 0
-		sleep 0.1
-	done
-	echo "no line matching '$re' in $out" >&2; return 1
-}
+. "$(dirname "$0")/testlib.sh"
 # start_demo N: demo number N, serving its default socket.
 start_demo() {
 	STATICKEYS_CONTROL=1 "$tmp/a/skall" -i 100 -t 1 >"$tmp/out$1" 2>"$tmp/err$1" &
@@ -136,5 +123,4 @@ for code in 5 6; do
 done
 check "--help documents the --all exit codes" sh -c "'$skctl' --help | grep -q '5 some did'"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -9,22 +9,7 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
-}
-# A tick line printed after the call that matches the regex, within 60 s.
-wait_tick() { # wait_tick OUTFILE REGEX
-	local out=$1 re=$2 start
-	start=$(wc -l <"$out")
-	for _ in $(seq 600); do
-		tail -n +"$((start + 1))" "$out" | grep -Eq "$re" && return 0
-		sleep 0.1
-	done
-	echo "no line matching '$re' in $out:" >&2; tail -5 "$out" >&2
-	return 1
-}
+. "$(dirname "$0")/testlib.sh"
 wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # ---- a demo with an explicit socket path --------------------------------

@@ -17,15 +17,7 @@ tmp=$(mktemp -d)
 jobs_started=()
 cleanup() { for p in "${jobs_started[@]}"; do kill -- -"$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
-passed=0 failed=0
-check() { local what=$1; shift; if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi; }
-wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
-wait_tick() { # a line printed after now matches
-	local out=$1 re=$2 start
-	start=$(wc -l <"$out")
-	wait_for sh -c "tail -n +$((start + 1)) '$out' | grep -Eq '$re'" ||
-		{ echo "no line matching '$re' in $out" >&2; return 1; }
-}
+. "$(dirname "$0")/testlib.sh"
 # Two free ports on 127.0.0.1, chosen by the kernel (bind to port 0).
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 client=$(free_port) peer=$(free_port)
@@ -69,5 +61,4 @@ etcdctl put /statickeys/tracing 0 >/dev/null
 check "host 1 stops tracing" wait_tick "$tmp/out1" 'tracing=0 .*traced=\+0'
 check "host 2 stops tracing" wait_tick "$tmp/out2" 'tracing=0 .*traced=\+0'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

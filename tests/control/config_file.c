@@ -8,6 +8,9 @@
  *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
  *	                        volume ("..data" symlink swapped by rename):
  *	                        files in name order, a swap, a bad swap
+ *	config_file syslog      STATICKEYS_AUDIT=syslog: the audit lines reach
+ *	                        /dev/log (the test's own socket there, in a
+ *	                        private mount namespace: needs root)
  *
  * The test prepares the files, then runs itself again with STATICKEYS_FILE
  * (and STATICKEYS, for the environment's audit line) set and stderr going
@@ -24,7 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -323,6 +330,55 @@ static void prepare_configmap(void)
 	CHECK(symlink("..v1", path) == 0, "symlink %s", path);
 }
 
+/* STATICKEYS_AUDIT=syslog: the start-up changes' lines arrived at the
+ * socket the parent bound at /dev/log (descriptor SK_TEST_SYSLOG_FD), and
+ * none went to stderr. */
+static void syslog_mode(void)
+{
+	char msg[1024], needle[400];
+	int fd = atoi(getenv("SK_TEST_SYSLOG_FD")), n = 0;
+	bool file_line = false, env_line = false;
+	ssize_t len;
+
+	CHECK(sites() == 1 && site_env(), "start-up state applied");
+	while ((len = recv(fd, msg, sizeof(msg) - 1, MSG_DONTWAIT)) > 0) {
+		msg[len] = '\0';
+		printf("syslog got: %s\n", msg);
+		snprintf(needle, sizeof(needle), "file %s/keys.conf:1: cf_a 0 -> "
+			 "1: ok", dir);
+		file_line |= strstr(msg, "statickeys audit:") && strstr(msg, needle);
+		env_line |= strstr(msg, "statickeys audit:") &&
+			    strstr(msg, "environment STATICKEYS: cf_env 0 -> 1: ok");
+		n++;
+	}
+	CHECK(n == 2 && file_line && env_line, "two audit messages at /dev/log "
+	      "(file and environment), got %d", n);
+	CHECK(stderr_count("audit") == 0, "none on stderr");
+}
+
+/* The child's own /dev with a datagram socket at /dev/log, where syslog(3)
+ * sends; skipped when the mount namespace cannot be made. */
+static void private_dev_log(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char fdnum[16];
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", "/dev", "tmpfs", 0, "mode=0755") != 0) {
+		printf("SKIPPED: a private /dev/log needs a mount namespace "
+		       "(root): %s\n", strerror(errno));
+		fflush(stdout);
+		_exit(77);
+	}
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	strcpy(a.sun_path, "/dev/log");
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		_exit(1);
+	snprintf(fdnum, sizeof(fdnum), "%d", fd);
+	setenv("SK_TEST_SYSLOG_FD", fdnum, 1);
+}
+
 /* Prepare, run the child with the environment set, clean up. */
 static int parent(const char *self, const char *mode)
 {
@@ -332,10 +388,12 @@ static int parent(const char *self, const char *mode)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
-	if (strcmp(mode, "file") == 0) {
+	if (strcmp(mode, "configmap") != 0) {
 		snprintf(path, sizeof(path), "%s/keys.conf", dir);
 		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n");
 		setenv("STATICKEYS", "cf_env=1", 1);
+		if (strcmp(mode, "syslog") == 0)
+			setenv("STATICKEYS_AUDIT", "syslog", 1);
 	} else {
 		prepare_configmap();
 		snprintf(path, sizeof(path), "%s/cm", dir);
@@ -345,6 +403,8 @@ static int parent(const char *self, const char *mode)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (strcmp(mode, "syslog") == 0)
+			private_dev_log();
 		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
 		execl(self, self, "child", mode, dir, (char *)NULL);
@@ -360,16 +420,19 @@ static int parent(const char *self, const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "file") ||
-			  !strcmp(argv[1], "configmap")))
+			  !strcmp(argv[1], "configmap") ||
+			  !strcmp(argv[1], "syslog")))
 		return parent(argv[0], argv[1]);
 	if (argc != 4 || strcmp(argv[1], "child")) {
-		fprintf(stderr, "usage: %s file|configmap\n", argv[0]);
+		fprintf(stderr, "usage: %s file|configmap|syslog\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[3]);
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
 	if (!strcmp(argv[2], "file"))
 		file_mode();
+	else if (!strcmp(argv[2], "syslog"))
+		syslog_mode();
 	else
 		configmap_mode();
 	return check_summary();

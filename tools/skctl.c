@@ -175,8 +175,7 @@ static char *read_line(int fd)
 }
 
 /* Send @request and parse its reply (skctl.h). */
-int transact(int fd, const char *request, struct json **out,
-		    char **raw)
+int transact(int fd, const char *request, struct json **out, char **raw)
 {
 	char *line = NULL;
 
@@ -255,18 +254,6 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_changed(reply);
 	json_free(reply);
 	free(raw);
-	return r;
-}
-
-static int run_openmetrics(int fd)
-{
-	struct om_process p;
-	int r = om_fetch(fd, &p);
-
-	if (r == SKCTL_OK) {
-		om_print(&p, 1);
-		om_free(&p);
-	}
 	return r;
 }
 

@@ -67,6 +67,9 @@ int om_fetch(int fd, struct om_process *p);
 void om_free(struct om_process *p);
 /* om_print - the OpenMetrics text of @n processes, "# EOF" included. */
 void om_print(const struct om_process *v, size_t n);
+/* run_openmetrics - `stats --openmetrics` for the process on @fd.
+ * Return an exit code. */
+int run_openmetrics(int fd);
 
 void print_list(const struct json *reply);
 void print_key(const struct json *key);

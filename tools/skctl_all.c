@@ -163,9 +163,9 @@ static int one(const struct options *o, const struct proc *p,
 		close(fd);
 	}
 	skctl_who = "skctl";
-	if (r == SKCTL_OK && o->json)
+	if (o->json)
 		printf("{\"pid\":%d,\"comm\":\"%s\",\"reply\":%s}\n", p->pid,
-		       p->comm, raw);
+		       p->comm, reply ? raw : "null");
 	else if (r == SKCTL_OK && !strcmp(verb, "list"))
 		print_rows(p, reply, header);
 	else if (r == SKCTL_OK && strcmp(verb, "stats") && strcmp(verb, "log") &&

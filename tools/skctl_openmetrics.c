@@ -179,3 +179,15 @@ void om_print(const struct om_process *v, size_t n)
 	printf("# EOF\n");
 	fflush(stdout);
 }
+
+int run_openmetrics(int fd)
+{
+	struct om_process p;
+	int r = om_fetch(fd, &p);
+
+	if (r == SKCTL_OK) {
+		om_print(&p, 1);
+		om_free(&p);
+	}
+	return r;
+}

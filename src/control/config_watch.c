@@ -129,6 +129,8 @@ static int read_dir(struct sk__conf *conf, uint64_t *hash, char *err,
 		snprintf(file, sizeof(file), "%s/%s", w.path, names[i]->d_name);
 		if (r == 0)
 			r = read_one(conf, file, hash, err, errlen);
+		if (r == -ENOENT)
+			r = 0; /* gone since the listing: its event follows */
 		free(names[i]);
 	}
 	free(names);

@@ -40,6 +40,8 @@ echo "$out"
 check "--all list exits 0" [ $rc -eq 0 ]
 check "--all list: one row per process and key (8)" [ "$(awk 'NR>1' <<<"$out" | wc -l)" -eq 8 ]
 check "--all list names demo 1" grep -Eq "^ *$demo1 +skall +tracing +off" <<<"$out"
+out=$("$skctl" --all --comm skall --json list); rc=$?
+check "--all --json: one line per process, with its reply" [ $rc -eq 0 ] && [ "$(grep -c '^{"pid":[0-9]*,"comm":"skall","reply":{"ok":true,"keys":\[' <<<"$out")" -eq 2 ]
 out=$("$skctl" -a --comm skall set tracing=1); rc=$?
 echo "$out"
 check "--all set exits 0 when every process did it" [ $rc -eq 0 ]

@@ -8,6 +8,8 @@
  *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
  *	                        volume ("..data" symlink swapped by rename):
  *	                        files in name order, a swap, a bad swap
+ *	config_file configmap_file   STATICKEYS_FILE names one key's symlink
+ *	                        in such a volume: swaps are followed too
  *	config_file syslog      STATICKEYS_AUDIT=syslog: the audit lines reach
  *	                        /dev/log (the test's own socket there, in a
  *	                        private mount namespace: needs root)
@@ -330,6 +332,24 @@ static void prepare_configmap(void)
 	CHECK(symlink("..v1", path) == 0, "symlink %s", path);
 }
 
+/* STATICKEYS_FILE=cm/a.conf, a symlink through "..data". */
+static void configmap_file_mode(void)
+{
+	char cm[100];
+	uint64_t b0 = batches();
+
+	snprintf(cm, sizeof(cm), "%s/cm", dir);
+	CHECK(sites() == 3, "start-up: a.conf alone: sites %d, want 3",
+	      sites());
+	configmap_swap(cm, 2, "cf_a = 0\ncf_c = 1\n", "cf_d = 1\n");
+	CHECK(wait_sites(6) >= 0, "a swap applies a.conf's new version: sites "
+	      "%d, want 6", sites());
+	usleep(50000);
+	CHECK(batches() - b0 == 1, "one commit");
+	configmap_swap(cm, 3, "cf_b = 0\n", "cf_d = 1\n");
+	CHECK(wait_sites(4) >= 0, "and the next: sites %d, want 4", sites());
+}
+
 /* STATICKEYS_AUDIT=syslog: the start-up changes' lines arrived at the
  * socket the parent bound at /dev/log (descriptor SK_TEST_SYSLOG_FD), and
  * none went to stderr. */
@@ -388,7 +408,7 @@ static int parent(const char *self, const char *mode)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
-	if (strcmp(mode, "configmap") != 0) {
+	if (strncmp(mode, "configmap", 9) != 0) {
 		snprintf(path, sizeof(path), "%s/keys.conf", dir);
 		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n");
 		setenv("STATICKEYS", "cf_env=1", 1);
@@ -396,7 +416,8 @@ static int parent(const char *self, const char *mode)
 			setenv("STATICKEYS_AUDIT", "syslog", 1);
 	} else {
 		prepare_configmap();
-		snprintf(path, sizeof(path), "%s/cm", dir);
+		snprintf(path, sizeof(path), "%s/cm%s", dir,
+			 strcmp(mode, "configmap") ? "/a.conf" : "");
 		setenv("STATICKEYS_AUDIT", "off", 1);
 	}
 	setenv("STATICKEYS_FILE", path, 1);
@@ -421,10 +442,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "file") ||
 			  !strcmp(argv[1], "configmap") ||
+			  !strcmp(argv[1], "configmap_file") ||
 			  !strcmp(argv[1], "syslog")))
 		return parent(argv[0], argv[1]);
 	if (argc != 4 || strcmp(argv[1], "child")) {
-		fprintf(stderr, "usage: %s file|configmap|syslog\n", argv[0]);
+		fprintf(stderr, "usage: %s file|configmap|configmap_file|syslog\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[3]);
@@ -433,6 +455,8 @@ int main(int argc, char **argv)
 		file_mode();
 	else if (!strcmp(argv[2], "syslog"))
 		syslog_mode();
+	else if (!strcmp(argv[2], "configmap_file"))
+		configmap_file_mode();
 	else
 		configmap_mode();
 	return check_summary();

@@ -63,7 +63,8 @@ static bool candidate(const struct options *o, const char *name,
 	if (geteuid() != 0 && st.st_uid != geteuid())
 		return false;
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
-	if (o->comm && strcmp(o->comm, p->comm) != 0)
+	/* The kernel keeps the first 15 bytes of a command name. */
+	if (o->comm && strncmp(o->comm, p->comm, 15) != 0)
 		return false;
 	return find_socket(name, p->path, sizeof(p->path)) == 0;
 }

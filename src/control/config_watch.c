@@ -49,7 +49,7 @@
 
 #define SETTLE_MS 10
 #define BURST_MS 50
-#define MAX_FILE_BYTES (1u << 20)
+#define MAX_FILE_BYTES (1 << 20)
 #define WATCH_MASK                                                        \
 	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |       \
 	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)

@@ -74,6 +74,15 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* "@path: what errno says" in @err.  Return: -errno. */
+static int os_error(const char *path, char *err, size_t errlen)
+{
+	int e = errno;
+
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	return -e;
+}
+
 /* Read and parse @file; *@hash is extended with its name and bytes. */
 static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
 		    char *err, size_t errlen)
@@ -82,8 +91,7 @@ static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
-		return snprintf(err, errlen, "%s: %s", file, strerror(errno)),
-		       -errno;
+		return os_error(file, err, errlen);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > MAX_FILE_BYTES) {
 		close(fd);
@@ -123,8 +131,7 @@ static int read_dir(struct sk__conf *conf, uint64_t *hash, char *err,
 	int n = scandir(w.path, &names, conf_name, alphasort), r = 0;
 
 	if (n < 0)
-		return snprintf(err, errlen, "%s: %s", w.path, strerror(errno)),
-		       -errno;
+		return os_error(w.path, err, errlen);
 	for (int i = 0; i < n; i++) {
 		snprintf(file, sizeof(file), "%s/%s", w.path, names[i]->d_name);
 		if (r == 0)
@@ -146,7 +153,7 @@ static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
 	memset(conf, 0, offsetof(struct sk__conf, v));
 	*hash = 0xcbf29ce484222325ull;
 	if (stat(w.path, &st) != 0)
-		return -errno;
+		return os_error(w.path, err, errlen);
 	if (S_ISDIR(st.st_mode))
 		return read_dir(conf, hash, err, errlen);
 	return read_one(conf, w.path, hash, err, errlen);

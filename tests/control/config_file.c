@@ -23,6 +23,7 @@
  * median of the timed edits, so one scheduling hiccup of a loaded machine
  * does not decide it).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -144,6 +145,35 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Descriptors of this process whose link contains @what. */
+static int fds_to(const char *what)
+{
+	char link[64], target[512];
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += strstr(target, what) != NULL;
+	}
+	return n;
+}
+
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n - 2; /* "." and ".." */
+}
+
 static const char *const all_off = "cf_a = 0\ncf_b = 0\ncf_c = 0\ncf_d = 0\n";
 static const char *const all_on = "cf_a = 1\ncf_b = 1\ncf_c = 1\ncf_d = 1\n";
 
@@ -244,6 +274,10 @@ static void file_mode(void)
 
 	snprintf(path, sizeof(path), "%s/keys.conf", dir);
 	CHECK(sites() == 1, "start-up: cf_a on before main, sites %d", sites());
+	CHECK(fds_to("inotify") == 1 && fds_to("keys.conf") == 0 &&
+	      threads() == 2, "one inotify descriptor, the file not held "
+	      "open, one thread more: %d, %d, %d", fds_to("inotify"),
+	      fds_to("keys.conf"), threads());
 	CHECK(site_env(), "STATICKEYS applies too");
 	snprintf(needle, sizeof(needle), "file %s:1: cf_a 0 -> 1: ok", path);
 	CHECK(stderr_count(needle) == 1, "one audit line: %s", needle);
@@ -403,6 +437,14 @@ static void private_dev_log(void)
 static int parent(const char *self, const char *mode)
 {
 	char path[600];
+
+	/* Without STATICKEYS_FILE the runtime holds no descriptor for it and
+	 * starts no thread. */
+	CHECK(fds_to("inotify") == 0 && threads() == 1, "without "
+	      "STATICKEYS_FILE: %d inotify descriptors, %d threads",
+	      fds_to("inotify"), threads());
+	if (check_failed_count)
+		return check_summary();
 
 	snprintf(dir, sizeof(dir), "/tmp/sk-config-file-XXXXXX");
 	if (!mkdtemp(dir))

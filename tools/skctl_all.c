@@ -102,16 +102,27 @@ static size_t find_processes(const struct options *o, struct proc **out)
 	return n;
 }
 
+#define ANOTHERS_SOCKET (-10000)
+
 /* A connection whose reads and writes give up after REPLY_SECONDS, so a
- * stopped process cannot hold up the others. */
+ * stopped process cannot hold up the others.  Return: the descriptor,
+ * -errno, or ANOTHERS_SOCKET when the server is not process @p (a child
+ * that inherited its parent's STATICKEYS_CONTROL=PATH). */
 static int connect_bounded(const struct proc *p)
 {
 	struct timeval tv = { REPLY_SECONDS, 0 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	int fd = connect_to(p->path);
 
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+	    cred.pid != p->pid) {
+		close(fd);
+		return ANOTHERS_SOCKET;
 	}
 	return fd;
 }
@@ -146,7 +157,8 @@ static void print_section(const struct proc *p, const char *verb,
 		print_key(json_get(reply, "key"));
 }
 
-/* One process: send @req, print its line(s).  Return an exit code. */
+/* One process: send @req, print its line(s).  Return an exit code, or
+ * ANOTHERS_SOCKET (nothing printed: the process serves no socket). */
 static int one(const struct options *o, const struct proc *p,
 	       const char *verb, const char *req, bool *header)
 {
@@ -154,6 +166,8 @@ static int one(const struct options *o, const struct proc *p,
 	char *raw = NULL, who[128];
 	int fd = connect_bounded(p), r;
 
+	if (fd == ANOTHERS_SOCKET)
+		return fd;
 	snprintf(who, sizeof(who), "skctl: pid %d (%s)", p->pid, p->comm);
 	skctl_who = who;
 	if (fd < 0) {
@@ -184,15 +198,20 @@ static int one(const struct options *o, const struct proc *p,
 	return r;
 }
 
-static int openmetrics_all(const struct proc *v, size_t n, size_t *ok)
+/* Every process's metrics in one exposition; *@n drops the processes
+ * that turn out to serve no socket of their own. */
+static void openmetrics_all(const struct proc *v, size_t *n, size_t *ok)
 {
-	struct om_process *m = calloc(n ? n : 1, sizeof(*m));
+	struct om_process *m = calloc(*n ? *n : 1, sizeof(*m));
+	size_t all = *n;
 
 	if (!m)
-		return SKCTL_NONE;
-	for (size_t i = 0; i < n; i++) {
+		return;
+	for (size_t i = 0; i < all; i++) {
 		int fd = connect_bounded(&v[i]);
-		if (fd < 0 || om_fetch(fd, &m[*ok]) != SKCTL_OK)
+		if (fd == ANOTHERS_SOCKET)
+			(*n)--;
+		else if (fd < 0 || om_fetch(fd, &m[*ok]) != SKCTL_OK)
 			fprintf(stderr, "skctl: pid %d (%s): no metrics\n",
 				v[i].pid, v[i].comm);
 		else
@@ -204,7 +223,6 @@ static int openmetrics_all(const struct proc *v, size_t n, size_t *ok)
 	for (size_t i = 0; i < *ok; i++)
 		om_free(&m[i]);
 	free(m);
-	return 0;
 }
 
 int run_all(const struct options *o, const char *verb, char **args,
@@ -229,13 +247,22 @@ int run_all(const struct options *o, const char *verb, char **args,
 		free(req);
 		return req ? SKCTL_UNREACHABLE : SKCTL_USAGE;
 	}
-	if (o->openmetrics)
-		openmetrics_all(v, n, &ok);
-	else
-		for (size_t i = 0; i < n; i++)
-			ok += one(o, &v[i], verb, req, &header) == SKCTL_OK;
+	if (o->openmetrics) {
+		openmetrics_all(v, &n, &ok);
+	} else {
+		size_t all = n;
+		for (size_t i = 0; i < all; i++) {
+			int r = one(o, &v[i], verb, req, &header);
+			n -= r == ANOTHERS_SOCKET;
+			ok += r == SKCTL_OK;
+		}
+	}
 	fflush(stdout);
 	free(v);
 	free(req);
-	return ok == n ? SKCTL_OK : ok ? SKCTL_SOME : SKCTL_NONE;
+	if (n == 0)
+		fprintf(stderr, "skctl: no process has a control socket of "
+			"its own\n");
+	return n == 0 ? SKCTL_UNREACHABLE : ok == n ? SKCTL_OK
+		: ok ? SKCTL_SOME : SKCTL_NONE;
 }

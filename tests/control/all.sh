@@ -69,8 +69,14 @@ for n in 1 5 10; do
 done
 
 # ---- a key only some processes have --------------------------------------------
-"$tmp/b/skall" 2>"$tmp/err_peer" & pids+=($!); peer_pid=$!
+STATICKEYS_CONTROL=$tmp/peer.sock "$tmp/b/skall" 2>"$tmp/err_peer" & pids+=($!); peer_pid=$!
 check "the peer serves its socket" wait_count 11
+# A process that inherited the peer's STATICKEYS_CONTROL=PATH but serves
+# nothing (a shell script called skall) is not counted as a second peer.
+mkdir "$tmp/c"; printf '#!/bin/sh\nwhile :; do sleep 0.2; done\n' >"$tmp/c/skall"; chmod 755 "$tmp/c/skall"
+STATICKEYS_CONTROL=$tmp/peer.sock "$tmp/c/skall" & pids+=($!); heir=$!
+check "the heir runs under the name skall" wait_for grep -qx skall "/proc/$heir/comm"
+check "--all skips a process whose socket is another's" [ "$(rows)" -eq 42 ]
 out=$("$skctl" --all --comm skall set peer_only=1); rc=$?
 echo "$out"
 check "a key in 1 of 11 processes: exit 5 (some)" [ $rc -eq 5 ]

@@ -376,9 +376,18 @@ void sk__config_init(void)
 {
 	const char *path = secure_getenv("STATICKEYS_FILE");
 
+	char cwd[PATH_MAX];
+
 	if (!path || !*path)
 		return;
-	w.path = strdup(path);
+	/* A relative path is taken from the directory the program starts
+	 * in, whatever directory it moves to later. */
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
+		if (asprintf(&w.path, "%s/%s", cwd, path) < 0)
+			w.path = NULL;
+	} else {
+		w.path = strdup(path);
+	}
 	if (!w.path)
 		return;
 	read_first();

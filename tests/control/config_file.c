@@ -273,6 +273,8 @@ static void file_mode(void)
 	char path[300], needle[400];
 
 	snprintf(path, sizeof(path), "%s/keys.conf", dir);
+	/* STATICKEYS_FILE=keys.conf was relative to the start-up directory. */
+	CHECK(chdir("/") == 0, "chdir /");
 	CHECK(sites() == 1, "start-up: cf_a on before main, sites %d", sites());
 	CHECK(fds_to("inotify") == 1 && fds_to("keys.conf") == 0 &&
 	      threads() == 2, "one inotify descriptor, the file not held "
@@ -453,6 +455,9 @@ static int parent(const char *self, const char *mode)
 	if (strncmp(mode, "configmap", 9) != 0) {
 		snprintf(path, sizeof(path), "%s/keys.conf", dir);
 		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n");
+		/* Relative, from the directory the child starts in; the
+		 * child then moves to "/" (file_mode). */
+		snprintf(path, sizeof(path), "keys.conf");
 		setenv("STATICKEYS", "cf_env=1", 1);
 		if (strcmp(mode, "syslog") == 0)
 			setenv("STATICKEYS_AUDIT", "syslog", 1);
@@ -470,6 +475,8 @@ static int parent(const char *self, const char *mode)
 			private_dev_log();
 		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
+		if (chdir(dir) != 0)
+			_exit(1);
 		execl(self, self, "child", mode, dir, (char *)NULL);
 		_exit(127);
 	}

@@ -183,8 +183,8 @@ static int one(const struct options *o, const struct proc *p,
 		       p->comm, reply ? raw : "null");
 	else if (r == SKCTL_OK && !strcmp(verb, "list"))
 		print_rows(p, reply, header);
-	else if (r == SKCTL_OK && strcmp(verb, "stats") && strcmp(verb, "log") &&
-		 strcmp(verb, "get"))
+	else if (r == SKCTL_OK && strcmp(verb, "stats") &&
+		 strcmp(verb, "log") && strcmp(verb, "get"))
 		printf("%d %s: ok\n", p->pid, p->comm);
 	else if (r == SKCTL_OK)
 		print_section(p, verb, reply);
@@ -242,7 +242,8 @@ int run_all(const struct options *o, const char *verb, char **args,
 		if (req)
 			fprintf(stderr, "skctl: no process of uid %u%s%s has a "
 				"control socket\n", (unsigned)geteuid(),
-				o->comm ? " called " : "", o->comm ? o->comm : "");
+				o->comm ? " called " : "",
+				o->comm ? o->comm : "");
 		free(v);
 		free(req);
 		return req ? SKCTL_UNREACHABLE : SKCTL_USAGE;

@@ -103,7 +103,8 @@ static const char *parse_line(struct sk__conf *conf, const char *s, size_t n,
 	if (why)
 		return why;
 	if (!parse_value(value, vlen, &on))
-		return "the value is not 0 or 1 (nor off/on, false/true, no/yes)";
+		return "the value is not 0 or 1 (nor off/on, false/true, "
+		       "no/yes)";
 	if (add(conf, name, nlen, on, line) != 0)
 		return "more than 256 keys";
 	return NULL;

@@ -238,8 +238,9 @@ static void do_log(struct sk__json *j)
 	sk__json_raw(j, "{\"ok\":true,\"log\":[");
 	for (size_t i = 0; i < n; i++) {
 		sk__audit_format_time(v[i].time_ns, when, sizeof(when));
-		sk__json_printf(j, "%s{\"seq\":%llu,\"time\":\"%s\",\"source\":",
+		sk__json_printf(j, "%s{\"seq\":%llu,\"time\":\"%s\",",
 				i ? "," : "", (unsigned long long)v[i].seq, when);
+		sk__json_raw(j, "\"source\":");
 		sk__json_str(j, v[i].source, strlen(v[i].source));
 		sk__json_raw(j, ",\"key\":");
 		sk__json_str(j, v[i].key, strlen(v[i].key));

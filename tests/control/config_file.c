@@ -50,11 +50,26 @@ SK_DEFINE_KEY_FALSE(cf_c);
 SK_DEFINE_KEY_FALSE(cf_d);
 SK_DEFINE_KEY_FALSE(cf_env);
 
-__attribute__((noinline)) static int site_a(void) { return sk_branch_unlikely(&cf_a) ? 1 : 0; }
-__attribute__((noinline)) static int site_b(void) { return sk_branch_unlikely(&cf_b) ? 1 : 0; }
-__attribute__((noinline)) static int site_c(void) { return sk_branch_unlikely(&cf_c) ? 1 : 0; }
-__attribute__((noinline)) static int site_d(void) { return sk_branch_unlikely(&cf_d) ? 1 : 0; }
-__attribute__((noinline)) static int site_env(void) { return sk_branch_unlikely(&cf_env) ? 1 : 0; }
+__attribute__((noinline)) static int site_a(void)
+{
+	return sk_branch_unlikely(&cf_a) ? 1 : 0;
+}
+__attribute__((noinline)) static int site_b(void)
+{
+	return sk_branch_unlikely(&cf_b) ? 1 : 0;
+}
+__attribute__((noinline)) static int site_c(void)
+{
+	return sk_branch_unlikely(&cf_c) ? 1 : 0;
+}
+__attribute__((noinline)) static int site_d(void)
+{
+	return sk_branch_unlikely(&cf_d) ? 1 : 0;
+}
+__attribute__((noinline)) static int site_env(void)
+{
+	return sk_branch_unlikely(&cf_env) ? 1 : 0;
+}
 
 static char dir[64], errfile[100];
 
@@ -402,9 +417,10 @@ static void syslog_mode(void)
 		printf("syslog got: %s\n", msg);
 		snprintf(needle, sizeof(needle), "file %s/keys.conf:1: cf_a 0 -> "
 			 "1: ok", dir);
-		file_line |= strstr(msg, "statickeys audit:") && strstr(msg, needle);
-		env_line |= strstr(msg, "statickeys audit:") &&
-			    strstr(msg, "environment STATICKEYS: cf_env 0 -> 1: ok");
+		bool audit = strstr(msg, "statickeys audit:");
+		file_line |= audit && strstr(msg, needle);
+		env_line |= audit && strstr(msg, "environment STATICKEYS: "
+						  "cf_env 0 -> 1: ok");
 		n++;
 	}
 	CHECK(n == 2 && file_line && env_line, "two audit messages at /dev/log "
@@ -495,7 +511,8 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "syslog")))
 		return parent(argv[0], argv[1]);
 	if (argc != 4 || strcmp(argv[1], "child")) {
-		fprintf(stderr, "usage: %s file|configmap|configmap_file|syslog\n", argv[0]);
+		fprintf(stderr, "usage: %s file|configmap|configmap_file|"
+			"syslog\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[3]);

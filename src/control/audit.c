@@ -17,7 +17,12 @@
  * Changes are recorded by sk__audit_commit_locked(), which every outside
  * source calls instead of sk__commit_locked(): it reads each key's state
  * before the commit, commits, and records the keys whose state was to
- * change, so a request that changes nothing leaves no record.
+ * change, so a request that changes nothing leaves no record.  The lines
+ * are written by sk__audit_flush(), which the socket and the file watcher
+ * call after they release the patch lock: a stderr pipe nobody reads, or a
+ * slow syslog, can then never hold up the program's own key updates.  At
+ * object registration (start-up state) the loader holds the lock anyway,
+ * and the lines are written there, as the start-up warnings are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +43,7 @@ static enum output output = TO_STDERR;
 static pthread_mutex_t ring_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sk__audit_record ring[SK__AUDIT_RING];
 static uint64_t ring_next; /* sequence number of the next record */
+static uint64_t emitted;   /* records before this one are written out */
 
 /* The socket request being handled by this thread (server.c sets it). */
 static __thread struct sk__audit_src peer;
@@ -151,8 +157,26 @@ static void record(const struct sk__audit_src *src, const struct sk_key *key,
 	pthread_mutex_lock(&ring_mutex);
 	r.seq = ring_next++;
 	ring[r.seq % SK__AUDIT_RING] = r;
+	bool full = ring_next - emitted == SK__AUDIT_RING;
 	pthread_mutex_unlock(&ring_mutex);
-	emit(&r);
+	/* One commit of more keys than the ring holds: write the lines out
+	 * now, under the lock, rather than lose them. */
+	if (full)
+		sk__audit_flush();
+}
+
+void sk__audit_flush(void)
+{
+	struct sk__audit_record v[SK__AUDIT_RING];
+	size_t n = 0;
+
+	pthread_mutex_lock(&ring_mutex);
+	for (uint64_t s = emitted; s < ring_next; s++)
+		v[n++] = ring[s % SK__AUDIT_RING];
+	emitted = ring_next;
+	pthread_mutex_unlock(&ring_mutex);
+	for (size_t i = 0; i < n; i++)
+		emit(&v[i]);
 }
 
 int sk__audit_commit_locked(const struct sk_key_change *changes, size_t n,

@@ -191,6 +191,7 @@ static void object_added(struct sk__object *obj)
 		}
 	}
 	int r = sk__audit_commit_locked(changes, n, srcs, n);
+	sk__audit_flush();
 	if (r)
 		sk__warn("STATICKEYS_FILE: could not apply %s to %s's keys "
 			 "(%s); they keep their defined states", w.path,
@@ -248,6 +249,7 @@ static int apply(struct sk__conf *conf, char *err, size_t errlen)
 		w.conf = conf;
 	}
 	sk__unlock();
+	sk__audit_flush();
 	free(v);
 	return r;
 }

@@ -95,10 +95,14 @@ void sk__audit_set_peer(int fd);
 const struct sk__audit_src *sk__audit_peer(void);
 
 /* sk__audit_commit_locked - sk__commit_locked(), recording each key whose
- * state was to change.  @src: one source for all changes (@nsrc 1) or one
+ * state was to change (written out by the next sk__audit_flush()).  @src: one source for all changes (@nsrc 1) or one
  * per change (@nsrc == @n).  Return: as sk__commit_locked(). */
 int sk__audit_commit_locked(const struct sk_key_change *changes, size_t n,
 			    const struct sk__audit_src *src, size_t nsrc);
+
+/* sk__audit_flush - write out (stderr or syslog) the records not written
+ * yet; called without the patch lock where possible. */
+void sk__audit_flush(void);
 
 /* sk__audit_read - copy the last records, oldest first, into @out.
  * Return: how many (at most @max and SK__AUDIT_RING). */

@@ -126,6 +126,7 @@ static int commit_names(const struct sk__request *req, size_t *bad)
 					    sk__audit_peer(), 1);
 	sk__unlock();
 	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	sk__audit_flush();
 	free(v);
 	return r;
 }

@@ -170,6 +170,7 @@ static void object_added(struct sk__object *obj)
 	}
 	static const struct sk__audit_src env = { .kind = SK__AUDIT_ENV };
 	int r = sk__audit_commit_locked(changes, n, &env, 1);
+	sk__audit_flush();
 	if (r)
 		sk__warn("STATICKEYS: could not apply the start-up state of "
 			 "%s's keys (%s); they keep their defined states",

@@ -50,26 +50,17 @@ SK_DEFINE_KEY_FALSE(cf_c);
 SK_DEFINE_KEY_FALSE(cf_d);
 SK_DEFINE_KEY_FALSE(cf_env);
 
-__attribute__((noinline)) static int site_a(void)
-{
-	return sk_branch_unlikely(&cf_a) ? 1 : 0;
-}
-__attribute__((noinline)) static int site_b(void)
-{
-	return sk_branch_unlikely(&cf_b) ? 1 : 0;
-}
-__attribute__((noinline)) static int site_c(void)
-{
-	return sk_branch_unlikely(&cf_c) ? 1 : 0;
-}
-__attribute__((noinline)) static int site_d(void)
-{
-	return sk_branch_unlikely(&cf_d) ? 1 : 0;
-}
-__attribute__((noinline)) static int site_env(void)
-{
-	return sk_branch_unlikely(&cf_env) ? 1 : 0;
-}
+/* site_X(): 1 when the site of key cf_X takes its jump. */
+#define SITE(x)                                                           \
+	__attribute__((noinline)) static int site_##x(void)               \
+	{                                                                 \
+		return sk_branch_unlikely(&cf_##x) ? 1 : 0;               \
+	}
+SITE(a)
+SITE(b)
+SITE(c)
+SITE(d)
+SITE(env)
 
 static char dir[64], errfile[100];
 

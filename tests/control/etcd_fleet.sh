@@ -26,6 +26,7 @@ etcd --name sk --data-dir "$tmp/etcd" \
 	--listen-client-urls "$ETCDCTL_ENDPOINTS" --advertise-client-urls "$ETCDCTL_ENDPOINTS" \
 	--listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
 	--initial-cluster "sk=http://127.0.0.1:$peer" >"$tmp/etcd.log" 2>&1 &
+etcd_pid=$!
 jobs_started+=($!)
 check "etcd answers on 127.0.0.1:$client" wait_for etcdctl endpoint health
 etcdctl put /statickeys/greeting 1 >/dev/null
@@ -61,4 +62,10 @@ etcdctl put /statickeys/tracing 0 >/dev/null
 check "host 1 stops tracing" wait_tick "$tmp/out1" 'tracing=0 .*traced=\+0'
 check "host 2 stops tracing" wait_tick "$tmp/out2" 'tracing=0 .*traced=\+0'
 
+# etcd stops: the files keep their last version, the programs their state.
+kill "$etcd_pid"; wait "$etcd_pid" 2>/dev/null
+check "etcd stopped" sh -c "! kill -0 $etcd_pid 2>/dev/null"
+sleep 0.5
+check "host 1's file keeps its last version" grep -q '^tracing = 0$' "$tmp/host1/keys.conf"
+check "host 1 keeps shouting" wait_tick "$tmp/out1" 'shout=1 tracing=0 '
 summary

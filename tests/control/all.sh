@@ -67,6 +67,12 @@ check "ten ok lines" [ "$(grep -c ': ok$' <<<"$out")" -eq 10 ]
 for n in 1 5 10; do
 	check "demo $n shouts and checksums" wait_tick "$tmp/out$n" 'shout=1 tracing=. checksums=1'
 done
+out=$("$skctl" --all --comm skall disable shout); rc=$?
+check "--all disable: exit 0, ten ok lines" [ $rc -eq 0 ] && [ "$(grep -c ': ok$' <<<"$out")" -eq 10 ]
+out=$("$skctl" --all --comm skall enable shout); rc=$?
+check "--all enable: exit 0, ten ok lines" [ $rc -eq 0 ] && [ "$(grep -c ': ok$' <<<"$out")" -eq 10 ]
+out=$("$skctl" --all --comm skall stats); rc=$?
+check "--all stats: exit 0, ten sections" [ $rc -eq 0 ] && [ "$(grep -c '^== [0-9]* skall$' <<<"$out")" -eq 10 ]
 
 # ---- a key only some processes have --------------------------------------------
 STATICKEYS_CONTROL=$tmp/peer.sock "$tmp/b/skall" 2>"$tmp/err_peer" & pids+=($!); peer_pid=$!

@@ -2,9 +2,10 @@
  * config_file.c - STATICKEYS_FILE: the state a file gives at start-up and
  * every later version of it, applied by the watcher thread as one commit.
  *
- *	config_file file        a plain file: start-up state, an edit in
- *	                        place, rename-over, a bad line, deletion and
- *	                        return, 100 versions in a burst
+ *	config_file file PLUGIN a plain file: start-up state (STATICKEYS
+ *	                        winning over it; a plugin's key at dlopen), an
+ *	                        edit in place, rename-over, a bad line,
+ *	                        deletion and return, 100 versions in a burst
  *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
  *	                        volume ("..data" symlink swapped by rename):
  *	                        files in name order, a swap, a bad swap
@@ -24,6 +25,7 @@
  * does not decide it).
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -274,6 +276,19 @@ static void check_log(const char *source)
 	sk_control_stop();
 }
 
+/* The file's line for a plugin's key applies before dlopen() returns. */
+static void plugin_from_file(const char *path)
+{
+	char needle[400];
+	void *h = dlopen(getenv("SK_TEST_PLUGIN"), RTLD_NOW);
+	bool (*site)(void) = h ? (bool (*)(void))dlsym(h, "plugin_site") : NULL;
+
+	CHECK(site && site(), "plugin_key is on when dlopen returns");
+	snprintf(needle, sizeof(needle), "file %s:6: plugin_key 0 -> 1: ok",
+		 path);
+	CHECK(stderr_count(needle) == 1, "one audit line: %s", needle);
+}
+
 static void file_mode(void)
 {
 	char path[300], needle[400];
@@ -291,6 +306,10 @@ static void file_mode(void)
 	CHECK(stderr_count(needle) == 1, "one audit line: %s", needle);
 	CHECK(stderr_count("environment STATICKEYS: cf_env 0 -> 1: ok") == 1,
 	      "one audit line for the environment");
+	CHECK(!site_d() && stderr_count("environment STATICKEYS: cf_d 1 -> "
+					"0: ok") == 1, "STATICKEYS wins over the "
+	      "file (cf_d = 1 in the file, cf_d=0 in the environment)");
+	plugin_from_file(path);
 	timed_edits(path);
 	bad_and_deleted(path);
 	burst(path);
@@ -414,8 +433,9 @@ static void syslog_mode(void)
 						  "cf_env 0 -> 1: ok");
 		n++;
 	}
-	CHECK(n == 2 && file_line && env_line, "two audit messages at /dev/log "
-	      "(file and environment), got %d", n);
+	/* cf_a and cf_d from the file, cf_env and cf_d from STATICKEYS. */
+	CHECK(n == 4 && file_line && env_line, "four audit messages at "
+	      "/dev/log (file and environment), got %d", n);
 	CHECK(stderr_count("audit") == 0, "none on stderr");
 }
 
@@ -443,7 +463,7 @@ static void private_dev_log(void)
 }
 
 /* Prepare, run the child with the environment set, clean up. */
-static int parent(const char *self, const char *mode)
+static int parent(const char *self, const char *mode, const char *plugin)
 {
 	char path[600];
 
@@ -461,11 +481,12 @@ static int parent(const char *self, const char *mode)
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
 	if (strncmp(mode, "configmap", 9) != 0) {
 		snprintf(path, sizeof(path), "%s/keys.conf", dir);
-		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n");
+		write_file(path, "cf_a = 1 \n\t# a comment\n;another\n\n"
+				 "cf_d = 1\nplugin_key = 1\n");
 		/* Relative, from the directory the child starts in; the
 		 * child then moves to "/" (file_mode). */
 		snprintf(path, sizeof(path), "keys.conf");
-		setenv("STATICKEYS", "cf_env=1", 1);
+		setenv("STATICKEYS", "cf_env=1,cf_d=0", 1);
 		if (strcmp(mode, "syslog") == 0)
 			setenv("STATICKEYS_AUDIT", "syslog", 1);
 	} else {
@@ -475,6 +496,8 @@ static int parent(const char *self, const char *mode)
 		setenv("STATICKEYS_AUDIT", "off", 1);
 	}
 	setenv("STATICKEYS_FILE", path, 1);
+	if (plugin)
+		setenv("SK_TEST_PLUGIN", plugin, 1);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -496,14 +519,15 @@ static int parent(const char *self, const char *mode)
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "file") ||
+	if (argc >= 2 && argc <= 3 && argc == 2 + !strcmp(argv[1], "file") &&
+	    (!strcmp(argv[1], "file") ||
 			  !strcmp(argv[1], "configmap") ||
 			  !strcmp(argv[1], "configmap_file") ||
 			  !strcmp(argv[1], "syslog")))
-		return parent(argv[0], argv[1]);
+		return parent(argv[0], argv[1], argv[2]);
 	if (argc != 4 || strcmp(argv[1], "child")) {
-		fprintf(stderr, "usage: %s file|configmap|configmap_file|"
-			"syslog\n", argv[0]);
+		fprintf(stderr, "usage: %s file PLUGIN | configmap | "
+			"configmap_file | syslog\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[3]);

@@ -206,6 +206,8 @@ static void timed_edits(const char *path)
 		/* Even: an editor writing in place; odd: rename-over. */
 		(i % 2 ? replace_file : write_file)(path, v[i].text);
 		lat[i] = wait_sites(v[i].sites);
+		printf("version %d (%s): applied after %.1f ms\n", i,
+		       i % 2 ? "renamed over" : "written in place", lat[i]);
 		CHECK(lat[i] >= 0, "version %d (%s) applied: sites %d, want %d",
 		      i, i % 2 ? "renamed over" : "written in place", sites(),
 		      v[i].sites);
@@ -524,7 +526,11 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "configmap") ||
 			  !strcmp(argv[1], "configmap_file") ||
 			  !strcmp(argv[1], "syslog")))
-		return parent(argv[0], argv[1], argv[2]);
+	{
+		/* The child starts in the test's directory: exec by full path. */
+		char *self = realpath(argv[0], NULL);
+		return parent(self ? self : argv[0], argv[1], argv[2]);
+	}
 	if (argc != 4 || strcmp(argv[1], "child")) {
 		fprintf(stderr, "usage: %s file PLUGIN | configmap | "
 			"configmap_file | syslog\n", argv[0]);

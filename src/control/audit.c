@@ -80,7 +80,9 @@ const struct sk__audit_src *sk__audit_peer(void)
 	return &peer;
 }
 
-/* The command name of @pid (its /proc comm), or "?". */
+/* The command name of @pid (its /proc comm), or "?".  A client chooses
+ * its own name (prctl PR_SET_NAME): control bytes become '?', so that it
+ * cannot forge a line of the log. */
 static void comm_of(int pid, char *out, size_t len)
 {
 	char path[64];
@@ -95,7 +97,11 @@ static void comm_of(int pid, char *out, size_t len)
 	if (n <= 0)
 		n = snprintf(out, len, "?");
 	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 static void describe(const struct sk__audit_src *src, char *out, size_t len)

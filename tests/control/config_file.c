@@ -278,6 +278,22 @@ static void check_log(const char *source)
 	sk_control_stop();
 }
 
+/* A forked child has no watcher: no thread, the descriptor closed, the
+ * key states kept. */
+static void fork_child_forgets_watcher(void)
+{
+	int before = sites();
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fds_to("inotify") == 0 && threads() == 1 &&
+			      sites() == before ? 0 : 1);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child of a "
+	      "fork: no inotify descriptor, one thread, the same key states");
+}
+
 /* The file's line for a plugin's key applies before dlopen() returns. */
 static void plugin_from_file(const char *path)
 {
@@ -312,6 +328,7 @@ static void file_mode(void)
 					"0: ok") == 1, "STATICKEYS wins over the "
 	      "file (cf_d = 1 in the file, cf_d=0 in the environment)");
 	plugin_from_file(path);
+	fork_child_forgets_watcher();
 	timed_edits(path);
 	bad_and_deleted(path);
 	burst(path);

@@ -8,8 +8,12 @@
  * up, flipped and listed.  Checked on every input: names returned by the
  * parser lie inside the input and are valid; a reply is empty (blank
  * line) or exactly one line of JSON that skctl's parser accepts; nothing
- * crashes.  The input is also fed to skctl's JSON parser as a reply.
+ * crashes.  The input is also fed to skctl's JSON parser as a reply, and
+ * to the STATICKEYS_FILE parser as a file (twice, as two files of one
+ * directory): every entry it returns has a valid name and a line number
+ * inside the text; a rejection names the file and a line.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +80,49 @@ static void check_reply_parser(const uint8_t *data, size_t size)
 	free(text);
 }
 
+static void check_entries(const struct sk__conf *conf, unsigned lines)
+{
+	for (size_t i = 0; i < conf->n; i++) {
+		const struct sk__conf_entry *e = &conf->v[i];
+		size_t n = strnlen(e->name, sizeof(e->name));
+		if (n == 0 || n > SK__MAX_NAME || strchr(e->name, '=') ||
+		    e->line == 0 || e->line > lines || e->file >= conf->nfiles)
+			abort();
+		for (size_t k = 0; k < n; k++)
+			if (e->name[k] < 0x21 || e->name[k] > 0x7e)
+				abort();
+	}
+}
+
+/* The file parser, from an exact-size heap copy of the input. */
+static void check_config_parser(const uint8_t *data, size_t size)
+{
+	struct sk__conf *conf = calloc(1, sizeof(*conf));
+	char *text = malloc(size ? size : 1), err[600];
+	unsigned lines = 1;
+
+	memcpy(text, data, size);
+	for (size_t i = 0; i < size; i++)
+		lines += text[i] == '\n';
+	for (int pass = 0; pass < 2; pass++) {
+		err[0] = '\0';
+		int r = sk__conf_parse(conf, pass ? "b.conf" : "a.conf", text,
+				       size, err, sizeof(err));
+		if (r == 0) {
+			check_entries(conf, lines);
+		} else if (r != -EINVAL && r != -E2BIG) {
+			abort();
+		} else if (strncmp(err, pass ? "b.conf:" : "a.conf:", 7) != 0 ||
+			   !memchr(err, '\0', sizeof(err))) {
+			abort();
+		} else {
+			break;
+		}
+	}
+	free(text);
+	free(conf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The server never hands over more than one request's worth. */
@@ -91,6 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sk__json_free(&reply);
 	free(line);
 	check_reply_parser(data, size);
+	check_config_parser(data, size);
 	(void)fuzz_sites();
 	return 0;
 }

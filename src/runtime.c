@@ -36,6 +36,7 @@ static void fork_child(void)
 	sk__lock_after_fork_child();
 	sk__writer_after_fork_child();
 	sk__arch_after_fork_child();
+	sk__config_after_fork_child();
 }
 
 static void runtime_init_once(void)
@@ -45,7 +46,7 @@ static void runtime_init_once(void)
 	 * constructor, while the program is usually still single-threaded. */
 	sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	sk__control_init(); /* STATICKEYS, STATICKEYS_CONTROL */
+	sk__control_init(); /* STATICKEYS, _FILE, _CONTROL, _AUDIT */
 }
 
 SK_API void sk__object_register(struct sk__object_handle *handle,

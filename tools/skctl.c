@@ -24,8 +24,11 @@
 
 #define MAX_REPLY (64u << 20)
 
+const char *skctl_who = "skctl";
+
 static const char usage_text[] =
-	"usage: skctl [-p PID | -s SOCKET] [--json] COMMAND [ARGS]\n"
+	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] COMMAND "
+	"[ARGS]\n"
 	"\n"
 	"Commands:\n"
 	"  list                 every key: state, default, count, sites, "
@@ -35,11 +38,17 @@ static const char usage_text[] =
 	"  disable NAME...      turn keys off (one multi-key commit)\n"
 	"  set NAME=0|1...      set each key's state (one multi-key commit)\n"
 	"  stats                counters and latency histograms\n"
+	"  log                  the last key changes made from outside the\n"
+	"                       program (socket, STATICKEYS_FILE, STATICKEYS)\n"
 	"  watch                key states and counter changes every second\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the process to talk to (finds its socket)\n"
 	"  -s, --socket PATH    the control socket to talk to\n"
+	"  -a, --all            every process of this user with a control\n"
+	"                       socket (root: every process)\n"
+	"      --comm NAME      with --all: only processes called NAME\n"
+	"      --openmetrics    stats as OpenMetrics text (with --all too)\n"
 	"  -j, --json           print the replies as JSON, one per line\n"
 	"  -i, --interval SECS  time between watch rounds (default 1)\n"
 	"  -n, --count N        stop watch after N rounds (default: never)\n"
@@ -52,15 +61,9 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 done; 1 the program refused the request (nothing\n"
 	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
-	"4 the reply was not understood; 5 the program is exiting.\n";
-
-struct options {
-	const char *pid;
-	const char *socket;
-	bool json;
-	double interval;
-	long count;
-};
+	"4 the reply was not understood; 5 the program is exiting.  With --all:\n"
+	"0 every process did it; 6 some did, some did not; 7 none did; 3 no\n"
+	"process to talk to.\n";
 
 /* ---- finding the socket --------------------------------------------------- */
 
@@ -89,7 +92,7 @@ static bool is_socket(const char *path)
 
 /* The same rule the program used: STATICKEYS_CONTROL=path (a file, or
  * "@name" in the abstract namespace), or the default "@statickeys-PID". */
-static int find_socket(const char *pid, char *out, size_t len)
+int find_socket(const char *pid, char *out, size_t len)
 {
 	char *control = environ_of(pid, "STATICKEYS_CONTROL");
 	int r = -ENOENT;
@@ -118,14 +121,14 @@ static int check_server(int fd, const char *path)
 		return -errno;
 	if (cred.uid == geteuid() || geteuid() == 0)
 		return 0;
-	fprintf(stderr, "skctl: %s is served by uid %u, not by you (uid %u); "
-		"not talking to it\n", path, (unsigned)cred.uid,
+	fprintf(stderr, "%s: %s is served by uid %u, not by you (uid %u); "
+		"not talking to it\n", skctl_who, path, (unsigned)cred.uid,
 		(unsigned)geteuid());
 	return -EPERM;
 }
 
 /* "@name" is a name in the abstract namespace (no trailing NUL). */
-static int connect_to(const char *path)
+int connect_to(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	size_t n = strlen(path);
@@ -192,10 +195,8 @@ static char *read_line(int fd)
 	return NULL;
 }
 
-/* Send @request and parse its reply.  Return an exit code; *@out is the
- * parsed reply when it is 0 or SKCTL_REFUSED.  *@raw is its text. */
-static int transact(int fd, const char *request, struct json **out,
-		    char **raw)
+/* Send @request and parse its reply (skctl.h). */
+int transact(int fd, const char *request, struct json **out, char **raw)
 {
 	char *line = NULL;
 
@@ -205,18 +206,21 @@ static int transact(int fd, const char *request, struct json **out,
 	 * the reason is still waiting to be read. */
 	(void)send_all(fd, request, strlen(request));
 	if (!(line = read_line(fd))) {
-		fprintf(stderr, "skctl: the process closed the connection\n");
+		fprintf(stderr, "%s: the process closed the connection\n",
+			skctl_who);
 		return SKCTL_UNREACHABLE;
 	}
 	*raw = line;
 	*out = json_parse(line);
 	if (!*out) {
-		fprintf(stderr, "skctl: reply is not JSON: %.200s\n", line);
+		fprintf(stderr, "%s: reply is not JSON: %.200s\n", skctl_who,
+			line);
 		return SKCTL_PROTOCOL;
 	}
 	if (!json_bool(*out, "ok", false)) {
 		int err = (int)json_num(*out, "errno", 0);
-		fprintf(stderr, "skctl: %s\n", json_str(*out, "error", "refused"));
+		fprintf(stderr, "%s: %s\n", skctl_who,
+			json_str(*out, "error", "refused"));
 		/* EBUSY is a key holding references now: the server no
 		 * longer turns clients away as busy, they wait their turn. */
 		return err == ESHUTDOWN ? SKCTL_EXITING
@@ -229,7 +233,7 @@ static int transact(int fd, const char *request, struct json **out,
 /* ---- commands ------------------------------------------------------------- */
 
 /* "VERB ARG ARG...\n"; names with blanks or newlines cannot be keys. */
-static char *build_request(const char *verb, char **args, int nargs)
+char *build_request(const char *verb, char **args, int nargs)
 {
 	size_t len = strlen(verb) + 2;
 	for (int i = 0; i < nargs; i++)
@@ -268,6 +272,8 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_key(json_get(reply, "key"));
 	else if (r == SKCTL_OK && !strcmp(verb, "stats"))
 		print_stats(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "log"))
+		print_log(reply);
 	else if (r == SKCTL_OK)
 		print_changed(reply);
 	json_free(reply);
@@ -348,7 +354,7 @@ static const struct {
 } commands[] = {
 	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
 	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
-	{ "watch", 0, 0 },
+	{ "watch", 0, 0 },   { "log", 0, 0 },
 };
 
 /* `set` takes NAME=0 or NAME=1: anything else is a usage error, found
@@ -390,27 +396,39 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "json", no_argument, 0, 'j' },
 		{ "interval", required_argument, 0, 'i' },
 		{ "count", required_argument, 0, 'n' },
+		{ "all", no_argument, 0, 'a' },
+		{ "comm", required_argument, 0, 'C' },
+		{ "openmetrics", no_argument, 0, 'O' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
 
 	/* Options may follow the command; key names never start with '-'. */
-	while ((c = getopt_long(argc, argv, "p:s:ji:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:ji:n:haC:O", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->pid = optarg; break;
 		case 's': o->socket = optarg; break;
 		case 'j': o->json = true; break;
 		case 'i': o->interval = atof(optarg); break;
 		case 'n': o->count = atol(optarg); break;
+		case 'a': o->all = true; break;
+		case 'C': o->comm = optarg; break;
+		case 'O': o->openmetrics = true; break;
 		case 'h': fputs(usage_text, stdout); exit(SKCTL_OK);
 		default: return SKCTL_USAGE;
 		}
 	}
-	if (optind >= argc || (!o->pid == !o->socket) || o->interval <= 0) {
+	int targets = !!o->pid + !!o->socket + o->all;
+	if (optind >= argc || targets != 1 || o->interval <= 0 ||
+	    (o->comm && !o->all) ||
+	    (o->openmetrics && strcmp(argv[optind], "stats"))) {
 		fprintf(stderr, "%s", optind >= argc ? "skctl: no command\n"
 			: o->interval <= 0 ? "skctl: bad interval\n"
-			: "skctl: give one of -p PID or -s SOCKET\n");
+			: targets != 1 ? "skctl: give one of -p PID, -s SOCKET "
+					 "or --all\n"
+			: o->comm ? "skctl: --comm goes with --all\n"
+				  : "skctl: --openmetrics goes with stats\n");
 		return SKCTL_USAGE;
 	}
 	return check_command(argv[optind], argv + optind + 1, argc - optind - 1);
@@ -427,13 +445,17 @@ int main(int argc, char **argv)
 		      "; skctl --help\n", stderr);
 		return r;
 	}
-	if (o.socket) {
+	if (o.all) {
+		path[0] = '\0';
+	} else if (o.socket) {
 		snprintf(path, sizeof(path), "%s", o.socket);
 	} else if (find_socket(o.pid, path, sizeof(path)) != 0) {
 		fprintf(stderr, "skctl: '%s' is not a process id\n", o.pid);
 		return SKCTL_USAGE;
 	}
 	const char *cmd = argv[optind];
+	if (o.all)
+		return run_all(&o, cmd, argv + optind + 1, argc - optind - 1);
 	if (!strcmp(cmd, "watch"))
 		return watch(path, &o);
 	int fd = connect_to(path);
@@ -441,7 +463,10 @@ int main(int argc, char **argv)
 		unreachable(&o, path, fd);
 		return SKCTL_UNREACHABLE;
 	}
-	r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
+	if (o.openmetrics)
+		r = run_openmetrics(fd);
+	else
+		r = run_once(fd, &o, cmd, argv + optind + 1, argc - optind - 1);
 	close(fd);
 	return r;
 }

@@ -1,6 +1,7 @@
 /*
  * skctl.h - the parts of skctl: finding and talking to a process
- * (skctl.c) and showing its replies to a person (skctl_print.c).
+ * (skctl.c), showing its replies to a person (skctl_print.c), every process
+ * at once (skctl_all.c) and OpenMetrics text (skctl_openmetrics.c).
  */
 #ifndef SKCTL_H
 #define SKCTL_H
@@ -17,12 +18,65 @@ enum {
 	SKCTL_UNREACHABLE = 3, /* no socket, or the connection was refused */
 	SKCTL_PROTOCOL = 4,    /* the reply was not understood */
 	SKCTL_EXITING = 5,     /* the program is exiting */
+	SKCTL_SOME = 6,        /* --all: some processes failed, some did not */
+	SKCTL_NONE = 7,        /* --all: every process failed */
 };
+
+struct options {
+	const char *pid;
+	const char *socket;
+	bool json;
+	bool all;         /* --all: every process of ours with a socket */
+	const char *comm; /* --comm: only processes of this name */
+	bool openmetrics; /* stats --openmetrics */
+	double interval;
+	long count;
+};
+
+/* skctl.c: "skctl", or "skctl: pid N (COMM)" while --all talks to N. */
+extern const char *skctl_who;
+/* skctl.c: the socket of process @pid (the rule the library uses). */
+int find_socket(const char *pid, char *out, size_t len);
+/* skctl.c: a connected socket, or -errno. */
+int connect_to(const char *path);
+/* skctl.c: send @request, read and parse its reply.  Return an exit code;
+ * *@out is the parsed reply when it is 0 or SKCTL_REFUSED, *@raw its text.
+ * Errors go to stderr, prefixed with skctl_who. */
+int transact(int fd, const char *request, struct json **out, char **raw);
+/* skctl.c: "VERB ARG...\n", or NULL if an argument is not a key name. */
+char *build_request(const char *verb, char **args, int nargs);
+
+/* skctl_all.c: the command name of @pid (/proc/PID/comm), with quotes,
+ * backslashes and control bytes shown as '?'; "?" if unknown. */
+void proc_comm(int pid, char *out, size_t len);
+/* skctl_all.c: COMMAND for every process (skctl --all).  Exit code: 0 all
+ * succeeded, SKCTL_SOME, SKCTL_NONE, or SKCTL_UNREACHABLE when there is no
+ * process to talk to. */
+int run_all(const struct options *o, const char *verb, char **args,
+	    int nargs);
+
+/* skctl_openmetrics.c: one process's metrics, as read from it. */
+struct om_process {
+	int pid;
+	char comm[64];
+	struct json *list, *stats;
+};
+
+/* om_fetch - ask the process on @fd for `list` and `stats` (its pid from
+ * SO_PEERCRED).  Return an exit code; on 0, free with om_free(). */
+int om_fetch(int fd, struct om_process *p);
+void om_free(struct om_process *p);
+/* om_print - the OpenMetrics text of @n processes, "# EOF" included. */
+void om_print(const struct om_process *v, size_t n);
+/* run_openmetrics - `stats --openmetrics` for the process on @fd.
+ * Return an exit code. */
+int run_openmetrics(int fd);
 
 void print_list(const struct json *reply);
 void print_key(const struct json *key);
 void print_changed(const struct json *reply);
 void print_stats(const struct json *reply);
+void print_log(const struct json *reply);
 /* print_watch - one screen of `skctl watch`: key states and what changed
  * since @prev_stats (NULL on the first one). */
 void print_watch(const struct json *list, const struct json *stats,

@@ -136,3 +136,17 @@ void print_watch(const struct json *list, const struct json *stats,
 	}
 	fflush(stdout);
 }
+
+/* `skctl log`: one line per change, oldest first. */
+void print_log(const struct json *reply)
+{
+	const struct json *v = json_get(reply, "log");
+
+	for (const struct json *e = v ? v->child : NULL; e; e = e->next) {
+		int err = (int)json_num(e, "errno", 0);
+		printf("%s %s: %s %.0f -> %.0f: %s\n", json_str(e, "time", "?"),
+		       json_str(e, "source", "?"), json_str(e, "key", "?"),
+		       json_num(e, "old", 0), json_num(e, "new", 0),
+		       err ? strerror(err) : "ok");
+	}
+}

@@ -9,12 +9,16 @@
 #ifndef SK_CONTROL_PLANE_H
 #define SK_CONTROL_PLANE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
 #include "core/core.h"
 #include "statickeys/commit.h"
+
+#define SK__MAX_ARGS 128 /* keys in one request */
+#define SK__MAX_NAME 512 /* bytes of a key name */
 
 /* ---- commit.c ------------------------------------------------------------ */
 
@@ -50,6 +54,104 @@ long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
  * asks for it. */
 void sk__control_init(void);
 
+/* ---- thread.c ------------------------------------------------------------- */
+
+/* sk__control_thread_create - start @fn in a detachable thread with the
+ * program's asynchronous signals blocked.  Return: 0 or -errno. */
+int sk__control_thread_create(pthread_t *thread, void *(*fn)(void *));
+
+/* ---- audit.c: who changed which key ------------------------------------- */
+
+#define SK__AUDIT_RING 64
+
+enum sk__audit_kind { SK__AUDIT_SOCKET, SK__AUDIT_FILE, SK__AUDIT_ENV };
+
+/* sk__audit_src - where a change comes from: a socket peer (uid, pid), a
+ * file and line, or the environment. */
+struct sk__audit_src {
+	enum sk__audit_kind kind;
+	unsigned uid;
+	int pid;
+	const char *file;
+	unsigned line;
+};
+
+/* sk__audit_record - one change as the ring keeps it. */
+struct sk__audit_record {
+	uint64_t seq;
+	int64_t time_ns; /* CLOCK_REALTIME */
+	char source[200];
+	char key[128];
+	bool old_on, new_on;
+	int result; /* 0 or -errno of the commit */
+};
+
+/* sk__audit_init - once, from runtime init: read STATICKEYS_AUDIT. */
+void sk__audit_init(void);
+
+/* sk__audit_set_peer - the socket request this thread handles next comes
+ * from the peer of @fd (asked of the kernel, SO_PEERCRED). */
+void sk__audit_set_peer(int fd);
+/* sk__audit_peer - that peer, as a source for sk__audit_commit_locked(). */
+const struct sk__audit_src *sk__audit_peer(void);
+
+/* sk__audit_commit_locked - sk__commit_locked(), recording each key whose
+ * state was to change (written out by the next sk__audit_flush()).  @src: one source for all changes (@nsrc 1) or one
+ * per change (@nsrc == @n).  Return: as sk__commit_locked(). */
+int sk__audit_commit_locked(const struct sk_key_change *changes, size_t n,
+			    const struct sk__audit_src *src, size_t nsrc);
+
+/* sk__audit_flush - write out (stderr or syslog) the records not written
+ * yet; called without the patch lock where possible. */
+void sk__audit_flush(void);
+
+/* sk__audit_read - copy the last records, oldest first, into @out.
+ * Return: how many (at most @max and SK__AUDIT_RING). */
+size_t sk__audit_read(struct sk__audit_record *out, size_t max);
+
+/* sk__audit_format_time - "2026-01-31T12:00:00.123Z" */
+void sk__audit_format_time(int64_t ns, char *out, size_t len);
+
+/* ---- config_file.c: the STATICKEYS_FILE syntax ---------------------------- */
+
+#define SK__CONF_MAX 256
+
+/* sk__conf_entry - one "name = 0|1" line. */
+struct sk__conf_entry {
+	char name[SK__MAX_NAME + 1];
+	bool on;
+	unsigned line;
+	unsigned file; /* index into sk__conf.files */
+};
+
+#define SK__CONF_FILES 32
+
+/* sk__conf - the entries of one or more files, the last one of each name
+ * winning (as in sysctl.d). */
+struct sk__conf {
+	size_t n, nfiles;
+	struct sk__conf_entry v[SK__CONF_MAX];
+	char files[SK__CONF_FILES][256];
+};
+
+/* sk__conf_parse - add the lines of @text (@len bytes, need not be
+ * terminated), from the file named @file, to @conf.
+ * Return: 0, or -EINVAL / -E2BIG with "FILE:LINE: reason" in @err; then
+ * @conf must not be applied. */
+int sk__conf_parse(struct sk__conf *conf, const char *file, const char *text,
+		   size_t len, char *err, size_t errlen);
+
+/* ---- config_watch.c: STATICKEYS_FILE followed with inotify -------------- */
+
+/* sk__config_init - once, from runtime init: when STATICKEYS_FILE is set,
+ * read it (applied to each object as it registers, before the STATICKEYS
+ * entries) and start the thread that follows it. */
+void sk__config_init(void);
+
+/* sk__config_after_fork_child - the child has no watcher thread: close its
+ * descriptor; the child keeps its key states. */
+void sk__config_after_fork_child(void);
+
 /* ---- protocol.c: the request language --------------------------- */
 
 enum sk__op {
@@ -61,10 +163,8 @@ enum sk__op {
 	SK__OP_SET,
 	SK__OP_STATS,
 	SK__OP_HELP,
+	SK__OP_LOG,
 };
-
-#define SK__MAX_ARGS 128
-#define SK__MAX_NAME 512
 
 /* sk__arg - one key name of a request, pointing into the request line. */
 struct sk__arg {

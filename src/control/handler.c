@@ -22,7 +22,7 @@
 
 static const char help_text[] =
 	"list | get NAME | enable NAME... | disable NAME... | "
-	"set NAME=0|1... | stats | help";
+	"set NAME=0|1... | stats | log | help";
 
 static void reply_error(struct sk__json *j, int err, const char *msg)
 {
@@ -128,9 +128,11 @@ static int commit_names(const struct sk__request *req, size_t *bad)
 	if (r == 0)
 		r = resolve(req, v, n, changes, bad);
 	if (r == 0)
-		r = sk__commit_locked(changes, req->nargs);
+		r = sk__audit_commit_locked(changes, req->nargs,
+					    sk__audit_peer(), 1);
 	sk__unlock();
 	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	sk__audit_flush();
 	free(v);
 	return r;
 }
@@ -246,6 +248,28 @@ static void exiting_check(struct sk__json *reply)
 		reply_error(reply, ESHUTDOWN, exiting_text);
 }
 
+/* The audit ring (audit.c), oldest change first. */
+static void do_log(struct sk__json *j)
+{
+	struct sk__audit_record v[SK__AUDIT_RING]; /* 22 KiB of stack */
+	char when[40];
+	size_t n = sk__audit_read(v, SK__AUDIT_RING);
+
+	sk__json_raw(j, "{\"ok\":true,\"log\":[");
+	for (size_t i = 0; i < n; i++) {
+		sk__audit_format_time(v[i].time_ns, when, sizeof(when));
+		sk__json_printf(j, "%s{\"seq\":%llu,\"time\":\"%s\",",
+				i ? "," : "", (unsigned long long)v[i].seq, when);
+		sk__json_raw(j, "\"source\":");
+		sk__json_str(j, v[i].source, strlen(v[i].source));
+		sk__json_raw(j, ",\"key\":");
+		sk__json_str(j, v[i].key, strlen(v[i].key));
+		sk__json_printf(j, ",\"old\":%d,\"new\":%d,\"errno\":%d}",
+				v[i].old_on, v[i].new_on, -v[i].result);
+	}
+	sk__json_raw(j, "]}\n");
+}
+
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 {
 	struct sk__request *req;
@@ -269,6 +293,8 @@ void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 		do_get(reply, &req->args[0]);
 	} else if (req->op == SK__OP_STATS) {
 		do_stats(reply);
+	} else if (req->op == SK__OP_LOG) {
+		do_log(reply);
 	} else if (req->op == SK__OP_HELP) {
 		sk__json_raw(reply, "{\"ok\":true,\"requests\":");
 		sk__json_str(reply, help_text, strlen(help_text));

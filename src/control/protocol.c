@@ -4,7 +4,7 @@
  *
  * A request is one line of words separated by blanks:
  *
- *	list | stats | help | get NAME | enable NAME... | disable NAME...
+ *	list | stats | log | help | get NAME | enable NAME... | disable NAME...
  *	| set NAME=0|1...
  *
  * This file only turns bytes into a struct sk__request and values into JSON
@@ -30,6 +30,7 @@ static const struct {
 	{ "list", SK__OP_LIST, 0, 0 },
 	{ "stats", SK__OP_STATS, 0, 0 },
 	{ "help", SK__OP_HELP, 0, 0 },
+	{ "log", SK__OP_LOG, 0, 0 },
 	{ "get", SK__OP_GET, 1, 1 },
 	{ "enable", SK__OP_ENABLE, 1, SK__MAX_ARGS },
 	{ "disable", SK__OP_DISABLE, 1, SK__MAX_ARGS },

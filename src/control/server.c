@@ -34,7 +34,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +144,10 @@ static void conn_process(struct conn *c)
 			return;
 		}
 		size_t len = (size_t)(nl - c->in);
-		if (!c->discarding)
+		if (!c->discarding) {
+			sk__audit_set_peer(c->fd);
 			sk__control_handle(c->in, len, &c->out);
+		}
 		c->discarding = false;
 		conn_consume(c, len < c->in_len ? len + 1 : len);
 		c->out_off = 0;
@@ -276,25 +277,6 @@ static void *serve(void *arg)
 
 /* ---- starting and stopping ----------------------------------------------- */
 
-/* Start the thread with every asynchronous signal blocked, so that the
- * program's handlers keep running in the program's own threads.  SIGTRAP
- * stays deliverable: a thread that blocks it must never reach a site. */
-static int start_thread(void)
-{
-	sigset_t all, old;
-
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int r = pthread_create(&srv.thread, NULL, serve, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -r;
-}
-
 static int start_locked(const char *path);
 
 /* The child of a fork has no server thread: forget the parent's server
@@ -355,7 +337,7 @@ static int start_locked(const char *path)
 		return fd;
 	srv.listen_fd = fd;
 	srv.conn.fd = -1;
-	r = start_thread();
+	r = sk__control_thread_create(&srv.thread, serve);
 	if (r) {
 		close(fd);
 		sk__listener_remove(srv.path);

@@ -168,7 +168,9 @@ static void object_added(struct sk__object *obj)
 			break;
 		}
 	}
-	int r = sk__commit_locked(changes, n);
+	static const struct sk__audit_src env = { .kind = SK__AUDIT_ENV };
+	int r = sk__audit_commit_locked(changes, n, &env, 1);
+	sk__audit_flush();
 	if (r)
 		sk__warn("STATICKEYS: could not apply the start-up state of "
 			 "%s's keys (%s); they keep their defined states",
@@ -208,11 +210,13 @@ void sk__control_init(void)
 	const char *state = secure_getenv("STATICKEYS");
 	const char *control = secure_getenv("STATICKEYS_CONTROL");
 
+	sk__audit_init();
 	if (state && *state) {
 		parse_statickeys(state);
 		if (nentries)
 			sk__object_added_hook = object_added;
 	}
+	sk__config_init(); /* STATICKEYS_FILE, applied before STATICKEYS */
 	if (control)
 		start_control_server(control);
 }

@@ -9,22 +9,7 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $what" >&2; fi
-}
-# A tick line printed after the call that matches the regex, within 60 s.
-wait_tick() { # wait_tick OUTFILE REGEX
-	local out=$1 re=$2 start
-	start=$(wc -l <"$out")
-	for _ in $(seq 600); do
-		tail -n +"$((start + 1))" "$out" | grep -Eq "$re" && return 0
-		sleep 0.1
-	done
-	echo "no line matching '$re' in $out:" >&2; tail -5 "$out" >&2
-	return 1
-}
+. "$(dirname "$0")/testlib.sh"
 wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # ---- a demo with an explicit socket path --------------------------------
@@ -121,7 +106,7 @@ kill "$p"; wait "$p" 2>/dev/null
 
 # ---- help and man page describe every command ---------------------------
 help=$("$skctl" --help)
-for c in list get enable disable set stats watch; do
+for c in list get enable disable set stats watch log; do
 	check "--help describes $c" grep -Eq "^  $c( |$)" <<<"$help"
 	check "man page describes $c" grep -Eq "^\.B(I)? \"?$c" "$man"
 done

@@ -77,6 +77,9 @@ static void run_child(const char *plugin, const char *statickeys,
 		else
 			unsetenv("STATICKEYS");
 		unsetenv("STATICKEYS_CONTROL");
+		/* Only warnings are counted here; the audit lines of these
+		 * changes are config_file.c's subject. */
+		setenv("STATICKEYS_AUDIT", "off", 1);
 		execl("/proc/self/exe", "env_state", "--child", plugin,
 		      (char *)NULL);
 		_exit(127);

@@ -29,13 +29,14 @@ STATICKEYS_KEEP_SIGTRAP|maybe|1 or 0|1|1 0
 STATICKEYS_BLOCKED_SIGTRAP|sometimes|refuse or warn|refuse|refuse warn
 T
 
-# STATICKEYS_CONTROL: words mean the default path; a bare name is refused.
+# STATICKEYS_CONTROL: words mean the default address; a bare name is refused.
 mkdir -p -m 0700 "$tmp/xdg" && mkdir "$tmp/cwd"
-wait_socket() { for _ in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
+# The default address is "@statickeys-PID" in the abstract namespace.
+wait_socket() { for _ in $(seq 100); do grep -q " $1\$" /proc/net/unix && return 0; sleep 0.05; done; return 1; }
 for word in on yes 1; do
 	(cd "$tmp/cwd" && exec env XDG_RUNTIME_DIR="$tmp/xdg" STATICKEYS_CONTROL=$word "$demo" -i 100 >/dev/null 2>"$tmp/err") &
 	p=$!; pids+=($p)
-	check "STATICKEYS_CONTROL=$word: the default socket" wait_socket "$tmp/xdg/statickeys-$p.sock"
+	check "STATICKEYS_CONTROL=$word: the default socket" wait_socket "@statickeys-$p"
 	check "STATICKEYS_CONTROL=$word: skctl -p finds it" \
 		sh -c "XDG_RUNTIME_DIR='$tmp/xdg' '$skctl' -p $p list >/dev/null"
 	check "STATICKEYS_CONTROL=$word: no file named '$word'" [ ! -e "$tmp/cwd/$word" ]

@@ -10,7 +10,8 @@
  * As root, this program copies itself into a private directory and runs
  * the copy with STATICKEYS=guard=1 twice: as a plain program (the key must
  * start on: the variable works) and set-user-ID to another user (the key
- * must stay off).  The copy reports the key's state in its exit status.
+ * must stay off).  The same again with STATICKEYS_FILE naming a file that
+ * says "guard = 1".  The copy reports the key's state in its exit status.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -53,10 +54,10 @@ static int copy_file(const char *from, const char *to)
 	return close(out);
 }
 
-static int run(const char *path)
+static int run(const char *path, const char *env)
 {
 	char *argv[] = { (char *)path, (char *)"report", NULL };
-	char *envp[] = { (char *)"STATICKEYS=guard=1", NULL };
+	char *envp[] = { (char *)env, NULL };
 	int status = -1;
 	pid_t pid = fork();
 
@@ -70,7 +71,7 @@ static int run(const char *path)
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/sk-secure-env-XXXXXX", path[64];
+	char dir[] = "/tmp/sk-secure-env-XXXXXX", path[64], conf[64], env[96];
 
 	(void)argv;
 	if (argc > 1)
@@ -86,14 +87,26 @@ int main(int argc, char **argv)
 	chmod(dir, 0755);
 	snprintf(path, sizeof(path), "%s/secure_env", dir);
 	CHECK(copy_file("/proc/self/exe", path) == 0, "copying itself failed");
+	snprintf(conf, sizeof(conf), "%s/keys.conf", dir);
+	FILE *f = fopen(conf, "w");
+	if (f) {
+		fputs("guard = 1\n", f);
+		fclose(f);
+	}
+	snprintf(env, sizeof(env), "STATICKEYS_FILE=%s", conf);
 
-	int plain = run(path);
+	int plain = run(path, "STATICKEYS=guard=1");
 	CHECK(plain == 11, "plain copy: status %d, want 11 (key on from "
 	      "STATICKEYS)", plain);
+	int plain_file = run(path, env);
+	CHECK(plain_file == 11, "plain copy: status %d, want 11 (key on from "
+	      "STATICKEYS_FILE)", plain_file);
 	int r = chown(path, NOBODY, NOBODY);
 	r |= chmod(path, 04755);
-	int suid = r == 0 ? run(path) : -1;
+	int suid = r == 0 ? run(path, "STATICKEYS=guard=1") : -1;
+	int suid_file = r == 0 ? run(path, env) : -1;
 	unlink(path);
+	unlink(conf);
 	rmdir(dir);
 	if (suid == 10)
 		skip_test("the set-user-ID bit had no effect here (nosuid?)");
@@ -102,5 +115,7 @@ int main(int argc, char **argv)
 			  "must be readable by uid 65534)");
 	CHECK(suid == 12, "set-user-ID copy: status %d, want 12 (AT_SECURE, "
 	      "key off despite STATICKEYS=guard=1)", suid);
+	CHECK(suid_file == 12, "set-user-ID copy: status %d, want 12 (key off "
+	      "despite STATICKEYS_FILE)", suid_file);
 	return check_summary();
 }

@@ -1,0 +1,223 @@
+/*
+ * src/control/audit.c - a record of every key change that comes from
+ * outside the program's own code: the control socket, STATICKEYS_FILE and
+ * the STATICKEYS environment variable.
+ *
+ *	STATICKEYS_AUDIT=stderr   (the default) one line per change on stderr
+ *	STATICKEYS_AUDIT=syslog   the same line to syslog(3), LOG_NOTICE
+ *	STATICKEYS_AUDIT=off      no lines (the ring below is still kept)
+ *
+ * Each change is one record: the time, the source (the peer's uid, pid and
+ * command for the socket; file and line for a file; the variable for the
+ * environment), the key, its old and new state and the result.  The last
+ * SK__AUDIT_RING records stay in a fixed ring in memory, which the socket's
+ * `log` request returns: recording allocates nothing and never blocks on
+ * anything but the ring's own mutex.
+ *
+ * Changes are recorded by sk__audit_commit_locked(), which every outside
+ * source calls instead of sk__commit_locked(): it reads each key's state
+ * before the commit, commits, and records the keys whose state was to
+ * change, so a request that changes nothing leaves no record.  The lines
+ * are written by sk__audit_flush(), which the socket and the file watcher
+ * call after they release the patch lock: a stderr pipe nobody reads, or a
+ * slow syslog, can then never hold up the program's own key updates.  At
+ * object registration (start-up state) the loader holds the lock anyway,
+ * and the lines are written there, as the start-up warnings are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control/control.h"
+
+enum output { TO_STDERR, TO_SYSLOG, TO_NOWHERE };
+
+static enum output output = TO_STDERR;
+static pthread_mutex_t ring_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct sk__audit_record ring[SK__AUDIT_RING];
+static uint64_t ring_next; /* sequence number of the next record */
+static uint64_t emitted;   /* records before this one are written out */
+
+/* The socket request being handled by this thread (server.c sets it). */
+static __thread struct sk__audit_src peer;
+
+void sk__audit_init(void)
+{
+	const char *how = secure_getenv("STATICKEYS_AUDIT");
+
+	if (!how || !*how || strcmp(how, "stderr") == 0)
+		output = TO_STDERR;
+	else if (strcmp(how, "syslog") == 0)
+		output = TO_SYSLOG;
+	else if (strcmp(how, "off") == 0)
+		output = TO_NOWHERE;
+	else
+		sk__warn("STATICKEYS_AUDIT=%s: not stderr, syslog or off; "
+			 "audit lines go to stderr", how);
+}
+
+void sk__audit_set_peer(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	peer = (struct sk__audit_src){ .kind = SK__AUDIT_SOCKET, .pid = -1 };
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+		peer.uid = cred.uid;
+		peer.pid = cred.pid;
+	}
+}
+
+const struct sk__audit_src *sk__audit_peer(void)
+{
+	return &peer;
+}
+
+/* The command name of @pid (its /proc comm), or "?".  A client chooses
+ * its own name (prctl PR_SET_NAME): control bytes become '?', so that it
+ * cannot forge a line of the log. */
+static void comm_of(int pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, out, len - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		n = snprintf(out, len, "?");
+	out[n] = '\0';
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+static void describe(const struct sk__audit_src *src, char *out, size_t len)
+{
+	char comm[17];
+
+	switch (src->kind) {
+	case SK__AUDIT_SOCKET:
+		comm_of(src->pid, comm, sizeof(comm));
+		snprintf(out, len, "socket uid %u pid %d (%s)", src->uid,
+			 src->pid, comm);
+		break;
+	case SK__AUDIT_FILE:
+		snprintf(out, len, "file %s:%u", src->file, src->line);
+		break;
+	case SK__AUDIT_ENV:
+		snprintf(out, len, "environment STATICKEYS");
+		break;
+	}
+}
+
+void sk__audit_format_time(int64_t ns, char *out, size_t len)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	size_t n = strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, len - n, ".%03dZ", (int)(ns / 1000000 % 1000));
+}
+
+static void emit(const struct sk__audit_record *r)
+{
+	char when[40];
+
+	if (output == TO_NOWHERE)
+		return;
+	sk__audit_format_time(r->time_ns, when, sizeof(when));
+	const char *result = r->result ? strerror(-r->result) : "ok";
+	if (output == TO_SYSLOG)
+		syslog(LOG_NOTICE, "statickeys audit: %s %s: %s %d -> %d: %s",
+		       when, r->source, r->key, r->old_on, r->new_on, result);
+	else
+		fprintf(stderr, "statickeys: audit %s %s: %s %d -> %d: %s\n",
+			when, r->source, r->key, r->old_on, r->new_on, result);
+}
+
+static void record(const struct sk__audit_src *src, const struct sk_key *key,
+		   bool old_on, bool new_on, int result)
+{
+	struct sk__audit_record r = { .old_on = old_on, .new_on = new_on,
+				      .result = result };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r.time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	describe(src, r.source, sizeof(r.source));
+	snprintf(r.key, sizeof(r.key), "%s", key->name ? key->name : "?");
+	pthread_mutex_lock(&ring_mutex);
+	r.seq = ring_next++;
+	ring[r.seq % SK__AUDIT_RING] = r;
+	bool full = ring_next - emitted == SK__AUDIT_RING;
+	pthread_mutex_unlock(&ring_mutex);
+	/* One commit of more keys than the ring holds: write the lines out
+	 * now, under the lock, rather than lose them. */
+	if (full)
+		sk__audit_flush();
+}
+
+void sk__audit_flush(void)
+{
+	struct sk__audit_record v[SK__AUDIT_RING];
+	size_t n = 0;
+
+	pthread_mutex_lock(&ring_mutex);
+	for (uint64_t s = emitted; s < ring_next; s++)
+		v[n++] = ring[s % SK__AUDIT_RING];
+	emitted = ring_next;
+	pthread_mutex_unlock(&ring_mutex);
+	for (size_t i = 0; i < n; i++)
+		emit(&v[i]);
+}
+
+int sk__audit_commit_locked(const struct sk_key_change *changes, size_t n,
+			    const struct sk__audit_src *src, size_t nsrc)
+{
+	bool *old = n ? calloc(n, sizeof(*old)) : NULL;
+
+	if (n && !old)
+		return -ENOMEM;
+	/* Under the patch lock no other commit can run between these reads
+	 * and the commit; only the inc/dec fast path moves counts above 0. */
+	for (size_t i = 0; i < n; i++)
+		old[i] = sk__key_is_valid(changes[i].key) &&
+			 __atomic_load_n(&changes[i].key->enabled,
+					 __ATOMIC_ACQUIRE) != 0;
+	int r = sk__commit_locked(changes, n);
+	for (size_t i = 0; i < n; i++) {
+		if (old[i] == changes[i].enable ||
+		    !sk__key_is_valid(changes[i].key))
+			continue;
+		record(nsrc == n ? &src[i] : src, changes[i].key, old[i],
+		       changes[i].enable, r);
+	}
+	free(old);
+	return r;
+}
+
+size_t sk__audit_read(struct sk__audit_record *out, size_t max)
+{
+	pthread_mutex_lock(&ring_mutex);
+	uint64_t first = ring_next > SK__AUDIT_RING ? ring_next - SK__AUDIT_RING
+						    : 0;
+	size_t n = 0;
+	for (uint64_t s = first; s < ring_next && n < max; s++)
+		out[n++] = ring[s % SK__AUDIT_RING];
+	pthread_mutex_unlock(&ring_mutex);
+	return n;
+}

@@ -1,0 +1,419 @@
+/*
+ * src/control/config_watch.c - STATICKEYS_FILE: key states from a file
+ * (or a directory of *.conf files) that the program follows as it changes.
+ *
+ *	STATICKEYS_FILE=/etc/myservice/keys.conf
+ *	STATICKEYS_FILE=/etc/myservice/keys.d      (its *.conf, in name order)
+ *
+ * At start-up the file is read once, when the runtime initialises, and its
+ * entries are applied to each object as it registers (before the STATICKEYS
+ * entries, which are more specific to this one process), so no site runs
+ * with another state first.  Then one thread follows it with inotify and
+ * applies each new version as one commit (sk_commit's batch: all its keys,
+ * one int3 protocol run).
+ *
+ * What is watched is the directory holding the file (and, for a symlink,
+ * the directory of its target), never the file itself: editors that write
+ * a new file and rename it over the old one, and Kubernetes ConfigMap
+ * volumes, which swap a "..data" symlink in the directory, replace the
+ * inode a watch on the file would follow.  Any event there means "read it
+ * again"; a version whose bytes equal the last one read is not applied
+ * again, so a touch does not undo a change made on the socket since.
+ * Events are coalesced for SETTLE_MS of quiet (at most BURST_MS), so a
+ * burst of edits is applied as its last version.
+ *
+ * A version with a bad line applies nothing: one message names the file,
+ * the line and the reason, and the keys keep the last good state.  A file
+ * that disappears also leaves the keys as they are, with one message.
+ *
+ * Resources: the inotify descriptor (O_CLOEXEC) and the thread exist only
+ * when STATICKEYS_FILE is set; the file is open only while it is read.  A
+ * forked child has no thread: it closes the descriptor and keeps its key
+ * states (a child that execs starts over with the same variable).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "statickeys/registry.h"
+
+#define SETTLE_MS 10
+#define BURST_MS 50
+#define MAX_FILE_BYTES (1 << 20)
+#define WATCH_MASK                                                        \
+	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |       \
+	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+
+static struct {
+	char *path;
+	int fd; /* inotify; -1 when not watching */
+	struct sk__conf *conf; /* the last good version; the patch lock */
+	uint64_t hash;         /* of the last version read, good or bad */
+	bool missing;          /* said once that the file is gone */
+	void (*next_hook)(struct sk__object *obj);
+} w = { .fd = -1 };
+
+/* ---- reading ------------------------------------------------------------- */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* "@path: what errno says" in @err.  Return: -errno. */
+static int os_error(const char *path, char *err, size_t errlen)
+{
+	int e = errno;
+
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+	return -e;
+}
+
+/* Read and parse @file; *@hash is extended with its name and bytes. */
+static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
+		    char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return os_error(file, err, errlen);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > MAX_FILE_BYTES) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file of at most 1 MiB",
+			 file);
+		return -EINVAL;
+	}
+	char *text = malloc((size_t)st.st_size + 1);
+	ssize_t n = text ? read(fd, text, (size_t)st.st_size + 1) : -1;
+	close(fd);
+	int r = n < 0 ? -EIO : 0;
+	if (r == 0) {
+		*hash = fnv1a(fnv1a(*hash, file, strlen(file) + 1), text,
+			      (size_t)n);
+		r = sk__conf_parse(conf, file, text, (size_t)n, err, errlen);
+	} else {
+		snprintf(err, errlen, "%s: could not be read", file);
+	}
+	free(text);
+	return r;
+}
+
+/* sysctl.d's rule: *.conf, not hidden ("..data" of a ConfigMap is). */
+static int conf_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 5 &&
+	       strcmp(d->d_name + n - 5, ".conf") == 0;
+}
+
+static int read_dir(struct sk__conf *conf, uint64_t *hash, char *err,
+		    size_t errlen)
+{
+	struct dirent **names;
+	char file[PATH_MAX];
+	int n = scandir(w.path, &names, conf_name, alphasort), r = 0;
+
+	if (n < 0)
+		return os_error(w.path, err, errlen);
+	for (int i = 0; i < n; i++) {
+		snprintf(file, sizeof(file), "%s/%s", w.path, names[i]->d_name);
+		if (r == 0)
+			r = read_one(conf, file, hash, err, errlen);
+		if (r == -ENOENT)
+			r = 0; /* gone since the listing: its event follows */
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+/* Read the whole configuration.  -ENOENT: the path is gone. */
+static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
+		    size_t errlen)
+{
+	struct stat st;
+
+	memset(conf, 0, offsetof(struct sk__conf, v));
+	*hash = 0xcbf29ce484222325ull;
+	if (stat(w.path, &st) != 0)
+		return os_error(w.path, err, errlen);
+	if (S_ISDIR(st.st_mode))
+		return read_dir(conf, hash, err, errlen);
+	return read_one(conf, w.path, hash, err, errlen);
+}
+
+/* ---- applying ------------------------------------------------------------ */
+
+static struct sk__audit_src source_of(const struct sk__conf *conf,
+				      const struct sk__conf_entry *e)
+{
+	return (struct sk__audit_src){ .kind = SK__AUDIT_FILE,
+				       .file = conf->files[e->file],
+				       .line = e->line };
+}
+
+/* The entries of @conf that name keys of @obj, as one commit (called by
+ * registration, which holds the patch lock), then the next hook. */
+static void object_added(struct sk__object *obj)
+{
+	static struct sk_key_change changes[SK__CONF_MAX];
+	static struct sk__audit_src srcs[SK__CONF_MAX];
+	const struct sk__conf *conf = w.conf;
+	size_t n = 0;
+
+	for (size_t k = 0; conf && k < obj->nkeys; k++) {
+		for (size_t i = conf->n; i-- > 0;) {
+			const struct sk__conf_entry *e = &conf->v[i];
+			if (!sk__name_matches(obj, obj->keys[k], e->name,
+					      strlen(e->name)))
+				continue;
+			srcs[n] = source_of(conf, e);
+			changes[n++] = (struct sk_key_change){ obj->keys[k],
+							       e->on };
+			break;
+		}
+	}
+	int r = sk__audit_commit_locked(changes, n, srcs, n);
+	sk__audit_flush();
+	if (r)
+		sk__warn("STATICKEYS_FILE: could not apply %s to %s's keys "
+			 "(%s); they keep their defined states", w.path,
+			 sk__object_file(obj), strerror(-r));
+	if (w.next_hook)
+		w.next_hook(obj);
+}
+
+/* Look @conf's names up and commit them, under one hold of the lock.  On
+ * success @conf becomes the version later objects get. */
+static int apply_locked(struct sk__conf *conf, const struct sk_key_info *v,
+			size_t nv, char *err, size_t errlen)
+{
+	static struct sk_key_change changes[SK__CONF_MAX];
+	static struct sk__audit_src srcs[SK__CONF_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < conf->n; i++) {
+		const struct sk__conf_entry *e = &conf->v[i];
+		long k = sk__keys_lookup(v, nv, e->name);
+		if (k == -ENOENT)
+			continue; /* a key of other programs, or of a plugin
+				   * not loaded yet: object_added applies it */
+		if (k < 0) {
+			snprintf(err, errlen, "%s:%u: \"%s\" names keys in "
+				 "several objects; qualify it as FILE:NAME",
+				 conf->files[e->file], e->line, e->name);
+			return -EEXIST;
+		}
+		srcs[n] = source_of(conf, e);
+		changes[n++] = (struct sk_key_change){ v[k].key, e->on };
+	}
+	int r = sk__audit_commit_locked(changes, n, srcs, n);
+	if (r)
+		snprintf(err, errlen, "%s: could not be applied (%s)", w.path,
+			 r == -EINVAL ? "two lines name one key with different "
+					"states"
+				      : strerror(-r));
+	return r;
+}
+
+static int apply(struct sk__conf *conf, char *err, size_t errlen)
+{
+	struct sk_key_info *v = NULL;
+	size_t nv = 0;
+	int r = sk__lock();
+
+	if (r)
+		return snprintf(err, errlen, "%s: %s", w.path, strerror(-r)), r;
+	r = sk__keys_snapshot_locked(&v, &nv);
+	if (r == 0)
+		r = apply_locked(conf, v, nv, err, errlen);
+	if (r == 0) {
+		free(w.conf);
+		w.conf = conf;
+	}
+	sk__unlock();
+	sk__audit_flush();
+	free(v);
+	return r;
+}
+
+/* ---- following ----------------------------------------------------------- */
+
+/* Read the file again and apply it if it changed. */
+static void reload(void)
+{
+	struct sk__conf *conf = malloc(sizeof(*conf));
+	char err[PATH_MAX + 200];
+	uint64_t hash;
+
+	if (!conf)
+		return;
+	int r = read_all(conf, &hash, err, sizeof(err));
+	if (r == -ENOENT && !w.missing) {
+		sk__warn("STATICKEYS_FILE: %s was removed; the keys keep their "
+			 "states, and it applies again when it is back", w.path);
+		w.missing = true;
+		w.hash = 0;
+	}
+	if (r == -ENOENT || hash == w.hash) {
+		free(conf);
+		return;
+	}
+	w.missing = false;
+	w.hash = hash;
+	if (r == 0)
+		r = apply(conf, err, sizeof(err));
+	if (r) {
+		sk__warn("STATICKEYS_FILE: %s; nothing applied, the keys keep "
+			 "their last good state", err);
+		free(conf);
+	}
+}
+
+/* Watch the directory of the path and of what it points to. */
+static void add_watches(void)
+{
+	char dir[PATH_MAX], *real = realpath(w.path, NULL);
+
+	for (int i = 0; i < 2; i++) {
+		const char *p = i == 0 ? w.path : real;
+		if (!p)
+			continue;
+		snprintf(dir, sizeof(dir), "%s", p);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		(void)inotify_add_watch(w.fd, slash ? dir : ".", WATCH_MASK);
+	}
+	/* A directory is also watched itself: its files come and go. */
+	struct stat st;
+	if (stat(w.path, &st) == 0 && S_ISDIR(st.st_mode))
+		(void)inotify_add_watch(w.fd, w.path, WATCH_MASK);
+	free(real);
+}
+
+/* Read every pending event; true if there was one. */
+static bool drain(void)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	bool any = false;
+
+	while (read(w.fd, buf, sizeof(buf)) > 0)
+		any = true;
+	return any;
+}
+
+/* After a first event: wait for SETTLE_MS of quiet, at most BURST_MS. */
+static void settle(void)
+{
+	uint64_t start = sk__now_ns();
+	struct pollfd p = { w.fd, POLLIN, 0 };
+
+	while (sk__now_ns() - start < BURST_MS * 1000000ull &&
+	       poll(&p, 1, SETTLE_MS) > 0)
+		drain();
+}
+
+static void *follow(void *arg)
+{
+	struct pollfd p = { w.fd, POLLIN, 0 };
+
+	(void)arg;
+	for (;;) {
+		/* Woken by an event; while the file is missing, also once a
+		 * second, so that a directory created later is watched. */
+		bool event = poll(&p, 1, 1000) > 0 && drain();
+		if (event)
+			settle();
+		if (!event && !w.missing)
+			continue;
+		add_watches();
+		reload();
+	}
+	return NULL;
+}
+
+/* The version read at start-up, applied by object_added. */
+static void read_first(void)
+{
+	struct sk__conf *conf = malloc(sizeof(*conf));
+	char err[PATH_MAX + 200];
+
+	if (!conf)
+		return;
+	int r = read_all(conf, &w.hash, err, sizeof(err));
+	if (r == 0) {
+		w.conf = conf;
+		return;
+	}
+	free(conf);
+	if (r == -ENOENT) {
+		w.missing = true;
+		sk__warn("STATICKEYS_FILE: %s does not exist; the keys keep "
+			 "their defined states until it does", w.path);
+	} else {
+		sk__warn("STATICKEYS_FILE: %s; nothing applied, the keys keep "
+			 "their defined states", err);
+	}
+}
+
+void sk__config_init(void)
+{
+	const char *path = secure_getenv("STATICKEYS_FILE");
+
+	char cwd[PATH_MAX];
+
+	if (!path || !*path)
+		return;
+	/* A relative path is taken from the directory the program starts
+	 * in, whatever directory it moves to later. */
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
+		if (asprintf(&w.path, "%s/%s", cwd, path) < 0)
+			w.path = NULL;
+	} else {
+		w.path = strdup(path);
+	}
+	if (!w.path)
+		return;
+	read_first();
+	w.next_hook = sk__object_added_hook;
+	sk__object_added_hook = object_added;
+	w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w.fd >= 0)
+		add_watches();
+	pthread_t thread;
+	int r = w.fd < 0 ? -errno : sk__control_thread_create(&thread, follow);
+	if (r == 0) {
+		pthread_detach(thread);
+		return;
+	}
+	sk__warn("STATICKEYS_FILE: cannot follow %s (%s); it was read once, "
+		 "at start-up", w.path, strerror(-r));
+	if (w.fd >= 0)
+		close(w.fd);
+	w.fd = -1;
+}
+
+void sk__config_after_fork_child(void)
+{
+	if (w.fd >= 0)
+		close(w.fd);
+	w.fd = -1;
+}

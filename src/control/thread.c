@@ -1,0 +1,28 @@
+/*
+ * src/control/thread.c - the threads the control plane starts in someone
+ * else's program (the socket server, the STATICKEYS_FILE watcher).
+ */
+#include <pthread.h>
+#include <signal.h>
+
+#include "control/control.h"
+
+/* Every asynchronous signal is blocked in the new thread, so that the
+ * program's handlers keep running in the program's own threads.  SIGTRAP
+ * stays deliverable (a thread that blocks it must never reach a site), and
+ * so do the synchronous signals of a fault. */
+int sk__control_thread_create(pthread_t *thread, void *(*fn)(void *))
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int r = pthread_create(thread, NULL, fn, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -r;
+}

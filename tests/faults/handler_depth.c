@@ -61,9 +61,11 @@ static void handlers_refuse(void)
 	raise(SIGUSR1);
 	expect_refused("signal()");
 
+#ifdef __GLIBC__ /* musl has only __sysv_signal */
 	sysv_signal(SIGUSR1, update_handler);
 	raise(SIGUSR1);
 	expect_refused("sysv_signal()");
+#endif
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = update_info_handler;

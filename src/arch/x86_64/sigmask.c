@@ -113,13 +113,17 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *buf)
 DECLARE_REAL(int, sigprocmask, int, const sigset_t *, sigset_t *);
 DECLARE_REAL(int, pthread_sigmask, int, const sigset_t *, sigset_t *);
 DECLARE_REAL(int, sigaction, int, const struct sigaction *, struct sigaction *);
+#ifdef __GLIBC__
 DECLARE_REAL(int, pthread_attr_setsigmask_np, pthread_attr_t *,
 	     const sigset_t *);
 DECLARE_REAL(int, setcontext, const ucontext_t *);
 DECLARE_REAL(int, swapcontext, ucontext_t *, const ucontext_t *);
+#endif
 DECLARE_REAL(void, siglongjmp, sigjmp_buf, int);
 DECLARE_REAL(void, longjmp, jmp_buf, int);
+#ifdef __GLIBC__
 DECLARE_REAL(void, __longjmp_chk, sigjmp_buf, int);
+#endif
 DECLARE_REAL(int, sigsuspend, const sigset_t *);
 DECLARE_REAL(int, pselect, int, fd_set *, fd_set *, fd_set *,
 	     const struct timespec *, const sigset_t *);
@@ -127,12 +131,16 @@ DECLARE_REAL(int, ppoll, struct pollfd *, nfds_t, const struct timespec *,
 	     const sigset_t *);
 DECLARE_REAL(int, epoll_pwait, int, struct epoll_event *, int, int,
 	     const sigset_t *);
+#ifdef __GLIBC__
 DECLARE_REAL(int, epoll_pwait2, int, struct epoll_event *, int,
 	     const struct timespec *, const sigset_t *);
+#endif
 DECLARE_REAL(int, sighold, int);
 DECLARE_REAL(sighandler_t, sigset, int, sighandler_t);
+#ifdef __GLIBC__
 DECLARE_REAL(int, sigblock, int);
 DECLARE_REAL(int, sigsetmask, int);
+#endif
 
 #ifdef SK_SIGMASK_LD_WRAP
 static void lookup(void)
@@ -141,7 +149,12 @@ static void lookup(void)
 #else
 static void *next_definition(const char *name, const char *version)
 {
+#ifdef __GLIBC__
 	void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+#else
+	void *f = NULL; /* no symbol versions */
+	(void)version;
+#endif
 
 	return f ? f : dlsym(RTLD_NEXT, name);
 }
@@ -154,21 +167,29 @@ static void lookup_all(void)
 	LOOKUP(sigprocmask, "GLIBC_2.2.5");
 	LOOKUP(pthread_sigmask, "GLIBC_2.32");
 	LOOKUP(sigaction, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(pthread_attr_setsigmask_np, "GLIBC_2.32");
 	LOOKUP(setcontext, "GLIBC_2.2.5");
 	LOOKUP(swapcontext, "GLIBC_2.2.5");
+#endif
 	LOOKUP(siglongjmp, "GLIBC_2.2.5");
 	LOOKUP(longjmp, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(__longjmp_chk, "GLIBC_2.11");
+#endif
 	LOOKUP(sigsuspend, "GLIBC_2.2.5");
 	LOOKUP(pselect, "GLIBC_2.2.5");
 	LOOKUP(ppoll, "GLIBC_2.4");
 	LOOKUP(epoll_pwait, "GLIBC_2.6");
+#ifdef __GLIBC__
 	LOOKUP(epoll_pwait2, "GLIBC_2.35");
+#endif
 	LOOKUP(sighold, "GLIBC_2.2.5");
 	LOOKUP(sigset, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(sigblock, "GLIBC_2.2.5");
 	LOOKUP(sigsetmask, "GLIBC_2.2.5");
+#endif
 }
 
 /* Before main: a wrapper called from a signal handler must not be the first
@@ -255,6 +276,7 @@ SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 }
 #endif
 
+#ifdef __GLIBC__
 SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 					  const sigset_t *set)
 {
@@ -267,6 +289,7 @@ SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 		return ENOSYS;
 	return REAL(pthread_attr_setsigmask_np)(attr, set);
 }
+#endif
 
 /* ---- handlers ------------------------------------------------------------- */
 
@@ -329,11 +352,14 @@ SK_EXPORT sighandler_t WRAPPER(bsd_signal)(int sig, sighandler_t disp)
 	return install(sig, disp, SA_RESTART, true);
 }
 
+#ifdef __GLIBC__
 SK_EXPORT sighandler_t WRAPPER(sysv_signal)(int sig, sighandler_t disp)
 {
 	return install(sig, disp, SA_RESETHAND | SA_NODEFER, false);
 }
+#endif
 
+#ifdef __GLIBC__
 /* ---- contexts and jumps ---------------------------------------------------- */
 
 SK_EXPORT int WRAPPER(setcontext)(const ucontext_t *ucp)
@@ -361,24 +387,38 @@ SK_EXPORT int WRAPPER(swapcontext)(ucontext_t *oucp, const ucontext_t *ucp)
 	}
 	return CALL_REAL(swapcontext, oucp, ucp);
 }
+#endif
 
 /* The jump buffer is the caller's own, filled by sigsetjmp; only a mask
  * saved before the runtime was loaded, or inside a SIGTRAP handler, can
  * hold SIGTRAP. */
+#ifdef __GLIBC__
+#define JB_MASK_SAVED(env) ((env)->__mask_was_saved)
+#define JB_MASK(env) ((sigset_t *)&(env)->__saved_mask)
+#else /* musl */
+#define JB_MASK_SAVED(env) ((env)->__fl)
+#define JB_MASK(env) ((sigset_t *)(env)->__ss)
+#endif
+
 static void strip_saved_mask(struct __jmp_buf_tag *env)
 {
-	if (env->__mask_was_saved && keeping())
-		sigdelset((sigset_t *)&env->__saved_mask, SIGTRAP);
+	if (JB_MASK_SAVED(env) && keeping())
+		sigdelset(JB_MASK(env), SIGTRAP);
 }
 
-/* The stack pointer the jump returns to: glibc stores it mangled with the
- * thread's pointer guard (PTR_MANGLE: xor with %fs:0x30, rotate left 17). */
+/* The stack pointer the jump returns to (word 6 of the buffer): glibc
+ * stores it mangled with the thread's pointer guard (PTR_MANGLE: xor with
+ * %fs:0x30, rotate left 17), musl as it is. */
 static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 {
+#ifdef __GLIBC__
 	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
 
 	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
 	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	return (uintptr_t)env->__jb[6];
+#endif
 }
 
 /* A jump out of a signal handler leaves it (os/signal_depth.c). */
@@ -396,7 +436,9 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 
 WRAP_JUMP(siglongjmp)
 WRAP_JUMP(longjmp)
+#ifdef __GLIBC__
 WRAP_JUMP(__longjmp_chk)
+#endif
 
 /* ---- masks held while waiting --------------------------------------------- */
 
@@ -432,6 +474,7 @@ SK_EXPORT int WRAPPER(epoll_pwait)(int fd, struct epoll_event *ev, int max, int 
 			 without_trap(set, &buf));
 }
 
+#ifdef __GLIBC__
 SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *set)
 {
@@ -440,6 +483,7 @@ SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 	return CALL_REAL(epoll_pwait2, fd, ev, max, timeout,
 			 without_trap(set, &buf));
 }
+#endif
 
 /* ---- the old System V and BSD calls --------------------------------------- */
 
@@ -482,6 +526,7 @@ SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 	return prev.sa_handler;
 }
 
+#ifdef __GLIBC__
 #define TRAP_BIT (1 << (SIGTRAP - 1)) /* sigmask(SIGTRAP) */
 
 SK_EXPORT int WRAPPER(sigblock)(int mask)
@@ -493,6 +538,7 @@ SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 {
 	return CALL_REAL(sigsetmask, keeping() ? mask & ~TRAP_BIT : mask);
 }
+#endif
 
 /* ---- set-up ----------------------------------------------------------------- */
 

@@ -85,6 +85,21 @@
 #define WRAPPER(name) name
 #endif
 
+/*
+ * SK_SIGMASK_STATIC_GLIBC: a fully static glibc program that cannot be
+ * linked with --wrap (a Rust program built with crt-static: a library crate
+ * cannot give the linker options).  glibc's static library defines most of
+ * these names as weak aliases of internal ones (sigaction of __sigaction),
+ * so ours take their place and call the internal ones.  The functions it
+ * defines under their public name only (ppoll, epoll_pwait, epoll_pwait2,
+ * sighold, sigset, __longjmp_chk, pthread_attr_setsigmask_np) cannot be
+ * taken over that way and are left out: what they block is found by
+ * threads_check.c instead.
+ */
+#if !defined(SK_SIGMASK_STATIC_GLIBC)
+#define WRAP_PUBLIC_ONLY 1 /* also the functions defined only publicly */
+#endif
+
 static bool keeping(void)
 {
 	return sk__sigmask_keeps_sigtrap();
@@ -107,7 +122,8 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *buf)
 	ret __real_##name(__VA_ARGS__);                                      \
 	static ret (*REAL(name))(__VA_ARGS__) = __real_##name
 #else
-#define DECLARE_REAL(ret, name, ...) static ret (*REAL(name))(__VA_ARGS__)
+#define DECLARE_REAL(ret, name, ...)                                         \
+	__attribute__((unused)) static ret (*REAL(name))(__VA_ARGS__)
 #endif
 
 DECLARE_REAL(int, sigprocmask, int, const sigset_t *, sigset_t *);
@@ -142,9 +158,37 @@ DECLARE_REAL(int, sigblock, int);
 DECLARE_REAL(int, sigsetmask, int);
 #endif
 
-#ifdef SK_SIGMASK_LD_WRAP
+#if defined(SK_SIGMASK_LD_WRAP)
 static void lookup(void)
 {
+}
+#elif defined(SK_SIGMASK_STATIC_GLIBC)
+int __sigprocmask(int, const sigset_t *, sigset_t *);
+int __pthread_sigmask(int, const sigset_t *, sigset_t *);
+int __sigaction(int, const struct sigaction *, struct sigaction *);
+int __setcontext(const ucontext_t *);
+int __swapcontext(ucontext_t *, const ucontext_t *);
+void __libc_siglongjmp(sigjmp_buf, int);
+void __libc_longjmp(jmp_buf, int);
+int __sigsuspend(const sigset_t *);
+int __pselect(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+	      const sigset_t *);
+int __sigblock(int);
+int __sigsetmask(int);
+
+static void lookup(void)
+{
+	REAL(sigprocmask) = __sigprocmask;
+	REAL(pthread_sigmask) = __pthread_sigmask;
+	REAL(sigaction) = __sigaction;
+	REAL(setcontext) = __setcontext;
+	REAL(swapcontext) = __swapcontext;
+	REAL(siglongjmp) = __libc_siglongjmp;
+	REAL(longjmp) = __libc_longjmp;
+	REAL(sigsuspend) = __sigsuspend;
+	REAL(pselect) = __pselect;
+	REAL(sigblock) = __sigblock;
+	REAL(sigsetmask) = __sigsetmask;
 }
 #else
 static void *next_definition(const char *name, const char *version)
@@ -276,7 +320,7 @@ SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 }
 #endif
 
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
 SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 					  const sigset_t *set)
 {
@@ -436,7 +480,7 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 
 WRAP_JUMP(siglongjmp)
 WRAP_JUMP(longjmp)
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
 WRAP_JUMP(__longjmp_chk)
 #endif
 
@@ -457,6 +501,7 @@ SK_EXPORT int WRAPPER(pselect)(int n, fd_set *r, fd_set *w, fd_set *e,
 	return CALL_REAL(pselect, n, r, w, e, timeout, without_trap(set, &buf));
 }
 
+#ifdef WRAP_PUBLIC_ONLY
 SK_EXPORT int WRAPPER(ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		    const sigset_t *set)
 {
@@ -473,8 +518,9 @@ SK_EXPORT int WRAPPER(epoll_pwait)(int fd, struct epoll_event *ev, int max, int 
 	return CALL_REAL(epoll_pwait, fd, ev, max, timeout,
 			 without_trap(set, &buf));
 }
+#endif
 
-#ifdef __GLIBC__
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
 SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *set)
 {
@@ -487,6 +533,7 @@ SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 
 /* ---- the old System V and BSD calls --------------------------------------- */
 
+#ifdef WRAP_PUBLIC_ONLY
 SK_EXPORT int WRAPPER(sighold)(int sig)
 {
 	if (sig == SIGTRAP && keeping())
@@ -525,6 +572,7 @@ SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 	}
 	return prev.sa_handler;
 }
+#endif
 
 #ifdef __GLIBC__
 #define TRAP_BIT (1 << (SIGTRAP - 1)) /* sigmask(SIGTRAP) */
@@ -542,9 +590,7 @@ SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-/* Before main, so that no wrapper called from a signal handler is the first
- * to look its function up. */
-__attribute__((constructor(101))) static void sigmask_lookup(void)
+void sk__sigmask_ready(void)
 {
 	lookup();
 }

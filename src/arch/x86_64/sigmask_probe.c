@@ -65,9 +65,10 @@ typedef int mask_fn(int, const sigset_t *, sigset_t *);
 /* The pthread_sigmask the program's own calls reach. */
 static mask_fn *programs_pthread_sigmask(void)
 {
-#ifdef SK_SIGMASK_LD_WRAP
+#if defined(SK_SIGMASK_LD_WRAP) || defined(SK_SIGMASK_STATIC_GLIBC)
 	/* A reference from this file is rewritten by --wrap like the
-	 * program's own. */
+	 * program's own, or binds to sigmask.c's in place of the C
+	 * library's (no dynamic linker to ask). */
 	return pthread_sigmask;
 #else
 	/* The first definition in the global search order: ours, or a
@@ -122,6 +123,9 @@ int sk__sigmask_link_check(void)
  * constructors, which may already set masks or start threads. */
 __attribute__((constructor(101))) static void sigmask_probe_init(void)
 {
+#ifndef SK_SIGMASK_LD_WRAP
+	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
+#endif
 	(void)sk__sigmask_keeps_sigtrap();
 	if (sk__sigmask_wrappers_reached())
 		sk__signal_depth_track();

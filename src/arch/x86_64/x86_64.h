@@ -44,6 +44,10 @@ bool sk__sigmask_wrappers_active(void);
 bool sk__sigmask_wrappers_reached(void);
 /* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
 bool sk__sigmask_keeps_sigtrap(void);
+/* sk__sigmask_ready - look the C library's functions up, before main, so
+ * that no wrapper called from a signal handler is the first to (not with
+ * --wrap: the wrappers are then left out unless the program uses them). */
+void sk__sigmask_ready(void);
 /* sk__sigmask_probe_note - the pthread_sigmask wrapper was called. */
 void sk__sigmask_probe_note(void);
 /* sk__sigmask_link_check - 0, or -ENOTSUP (once with a message giving the

@@ -3,9 +3,9 @@
  * without unwinding the stack (src/os/signal_depth.c), in the cases where a
  * count of running handlers could go wrong:
  *
- * - a handler installed with signal(), sysv_signal() or SA_RESETHAND, or
- *   running on an alternate signal stack: updates from it are refused with
- *   -EDEADLK;
+ * - a handler installed with signal(), bsd_signal(), sigset(),
+ *   sysv_signal() or SA_RESETHAND, or running on an alternate signal stack:
+ *   updates from it are refused with -EDEADLK;
  * - a handler that leaves by siglongjmp(): updates after the jump work, from
  *   a shallow frame and from one deeper on the stack than the handler was;
  * - sigaction() reports the program's own handler and flags as the old
@@ -20,6 +20,11 @@
 #include <statickeys.h>
 
 #include "../check.h"
+
+/* The old BSD and System V calls install handlers too: glibc declares
+ * bsd_signal() only for old X/Open levels, and marks sigset() deprecated. */
+void (*bsd_signal(int, void (*)(int)))(int);
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 SK_DEFINE_KEY_FALSE(key);
 
@@ -60,6 +65,16 @@ static void handlers_refuse(void)
 	signal(SIGUSR1, update_handler);
 	raise(SIGUSR1);
 	expect_refused("signal()");
+
+	bsd_signal(SIGUSR1, update_handler);
+	raise(SIGUSR1);
+	expect_refused("bsd_signal()");
+
+	sigset(SIGUSR1, update_handler);
+	raise(SIGUSR1);
+	expect_refused("sigset()");
+	CHECK((void *)sigset(SIGUSR1, SIG_DFL) == (void *)update_handler,
+	      "sigset() did not return the program's handler");
 
 #ifdef __GLIBC__ /* musl has only __sysv_signal */
 	sysv_signal(SIGUSR1, update_handler);

@@ -11,8 +11,9 @@
 # What runs: the kernel-API matrix, the torture with both writers and with
 # the fallback core sync, every thread model with each writer and the sync
 # fallback, updates from signal handlers (signals, handler_depth), the
-# control socket, skctl against a running demo (control_e2e), and, for the
-# static ones, the link check: a program linked without the wrap options
+# control socket, skctl against a running demo (control_e2e), updates while a
+# thread creates threads (thread_churn.c), and, for the static ones, the
+# link check: a program linked without the wrap options
 # gets -ENOTSUP and a message naming the link line, no abort.
 # Left out, each with its reason (printed):
 #   dlopen_after (static ones)  the plugin links the shared runtime: a fully
@@ -71,6 +72,7 @@ for t in core_selftest linux_kernel_api faults_thread_models skdemo; do
     readelf -l "$f" | grep -q 'ld-musl' || fail "$f does not use musl's loader"
   fi
 done
+wrap=$(sed -n 's/^Libs.private: //p' "$build/statickeys.pc" | sed 's/-ldl//')
 echo "built ($variant, $($cc --version | head -1)): $build"
 
 # The torture once more with the fallback core sync (mprotect).
@@ -81,6 +83,15 @@ STATICKEYS_SYNC=mprotect SK_TORTURE_SECONDS=0.5 "$torture" ||
 (cd "$build" && "$ctest" -j "${SK_VARIANT_JOBS:-2}" --output-on-failure \
    -R "$tests" ${exclude:+-E "$exclude"}) || fail "ctest ($variant)"
 for r in "${left_out[@]}"; do echo "not run: faults_thread_models_$r"; done
+
+# Updates while a thread creates threads (musl blocks every signal inside
+# pthread_create): none may fail, and the process must not be killed.
+churn=$build.thread_churn
+$cc ${link:+-$link} -O2 -I"$src/include" "$src/tests/static/thread_churn.c" \
+  -o "$churn" -L"$build/src" -Wl,-rpath,"$build/src" \
+  $([ -n "$link" ] && echo "$build/src/libstatickeys.a $wrap" || echo -lstatickeys) \
+  -lpthread 2>"$churn.link.log" || { cat "$churn.link.log"; fail "thread_churn link"; }
+"$churn" || fail "thread_churn"
 
 if [ -n "$link" ]; then
   # The link check: a program linked without the wrap options.

@@ -24,6 +24,11 @@
  *   sigsuspend, pselect, ppoll,           the mask held while waiting,
  *   epoll_pwait, epoll_pwait2             which handlers run under
  *   sighold, sigset(SIG_HOLD), sigblock, sigsetmask   (the old APIs)
+ *   signal, bsd_signal, sysv_signal       handlers (see the trampoline below)
+ *
+ * musl has no pthread_attr_setsigmask_np, setcontext family, __longjmp_chk,
+ * epoll_pwait2, sigblock, sigsetmask or sysv_signal: their wrappers are
+ * glibc's only (__GLIBC__).
  *
  * Why it works: the dynamic linker binds every call to the first definition
  * in the program's search order.  Programs list their libraries before the C

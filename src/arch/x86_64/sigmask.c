@@ -342,8 +342,11 @@ SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 
 /* ---- handlers ------------------------------------------------------------- */
 
-SK_EXPORT int WRAPPER(sigaction)(int sig, const struct sigaction *act,
-			struct sigaction *old)
+/* Called directly by the wrappers below, never through the symbol (which a
+ * sanitizer's interceptor may take over): they install as the C library's
+ * functions do, past any interposer. */
+static int install_action(int sig, const struct sigaction *act,
+			  struct sigaction *old)
 {
 	struct sigaction copy, wrapped;
 
@@ -361,15 +364,21 @@ SK_EXPORT int WRAPPER(sigaction)(int sig, const struct sigaction *act,
 	if (act && old) {
 		/* Read the old action first: the trampoline's record of the
 		 * program's handler is about to change. */
-		if (WRAPPER(sigaction)(sig, NULL, old) != 0)
+		if (install_action(sig, NULL, old) != 0)
 			return -1;
-		return WRAPPER(sigaction)(sig, act, NULL);
+		return install_action(sig, act, NULL);
 	}
 	act = sk__signal_trampoline_wrap(sig, act, &wrapped);
 	int r = CALL_REAL(sigaction, sig, act, old);
 	if (r == 0)
 		sk__signal_trampoline_unwrap(sig, old);
 	return r;
+}
+
+SK_EXPORT int WRAPPER(sigaction)(int sig, const struct sigaction *act,
+				 struct sigaction *old)
+{
+	return install_action(sig, act, old);
 }
 
 /* signal(), bsd_signal() and sysv_signal() install through the C library's
@@ -386,7 +395,7 @@ static sighandler_t install(int sig, sighandler_t disp, int flags,
 	sigemptyset(&act.sa_mask);
 	if (mask_sig && sigaddset(&act.sa_mask, sig) != 0)
 		return SIG_ERR;
-	if (WRAPPER(sigaction)(sig, &act, &old) != 0)
+	if (install_action(sig, &act, &old) != 0)
 		return SIG_ERR;
 	return old.sa_handler;
 }
@@ -573,7 +582,7 @@ SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 	if (disp != SIG_HOLD && disp != SIG_DFL && disp != SIG_IGN) {
 		struct sigaction cur;
 		if (CALL_REAL(sigaction, sig, NULL, &cur) == 0)
-			(void)WRAPPER(sigaction)(sig, &cur, NULL);
+			(void)install_action(sig, &cur, NULL);
 	}
 	return prev.sa_handler;
 }

@@ -123,6 +123,23 @@ fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
 }
 
+/// A fully static glibc program (`-C target-feature=+crt-static`): the C
+/// runtime's signal-mask wrappers must take the place of the C library's
+/// weak definitions (src/arch/x86_64/sigmask.c, SK_SIGMASK_STATIC_GLIBC),
+/// since a library crate cannot give the final link the `--wrap` options the
+/// C build uses.  Without this, updates in such a program are refused with
+/// ENOTSUP (and a message) instead of running unprotected.
+fn static_crt(build: &mut cc::Build) {
+    println!("cargo:rerun-if-env-changed=CARGO_CFG_TARGET_FEATURE");
+    let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let crt_static = features.split(',').any(|f| f == "crt-static");
+    let gnu = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
+    if crt_static && gnu && x86_64 {
+        build.define("SK_SIGMASK_STATIC_GLIBC", None);
+    }
+}
+
 fn build_bundled(root: &Path) {
     let src = root.join("src");
     let include = root.join("include");
@@ -155,6 +172,7 @@ fn build_bundled(root: &Path) {
         .flag("-fvisibility=hidden")
         .warnings(false)
         .pic(true);
+    static_crt(&mut build);
     build.compile("statickeys");
     println!("cargo:rerun-if-changed={}", src.display());
     println!("cargo:rerun-if-changed={}", include.display());

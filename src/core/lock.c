@@ -10,19 +10,59 @@
  *
  * Is the caller running a signal handler?  The slow paths take a mutex and
  * allocate memory, neither of which is async-signal-safe: a handler that
- * interrupted malloc, or our own trap handler, would deadlock.  We find out
- * by unwinding the caller's stack with the compiler's unwinder, which marks
- * the frame the kernel pushed for a signal (glibc's __restore_rt carries
- * "signal frame" unwind information).  A frame without unwind information
- * stops the walk early; the answer is then "no".
+ * interrupted malloc, or our own trap handler, would deadlock.  Where the
+ * program's handlers pass through the runtime's trampoline, a thread-local
+ * count answers (os/signal_depth.c).  Where they do not (an architecture
+ * without the mask wrappers, or the runtime loaded late by dlopen), we
+ * unwind the caller's stack with the compiler's unwinder, which marks the
+ * frame the kernel pushed for a signal (glibc's __restore_rt carries
+ * "signal frame" unwind information); a frame without unwind information
+ * stops the walk early and the answer is then "no".  A program without a
+ * dynamic linker (fully static) is never unwound: there the unwinder finds
+ * no frame information registered for the C library's code and aborts; the
+ * answer is "no", and the update itself is refused unless the program was
+ * linked with the wrappers (sigmask_link.c says how).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <unwind.h>
 
 #include "core/core.h"
 
+#ifdef PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP
 static pthread_mutex_t patch_lock = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+
+static void lock_ready(void)
+{
+}
+
+static void lock_fresh(void)
+{
+	pthread_mutex_t fresh = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+	patch_lock = fresh;
+}
+#else
+/* A C library without the static initialiser (musl): set the type up
+ * once, before the first use. */
+static pthread_mutex_t patch_lock;
+static pthread_once_t patch_lock_once = PTHREAD_ONCE_INIT;
+
+static void lock_fresh(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&patch_lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void lock_ready(void)
+{
+	pthread_once(&patch_lock_once, lock_fresh);
+}
+#endif
 static uint64_t hold_start_ns;
 static pthread_t holder;
 static bool held;
@@ -33,6 +73,7 @@ int sk__lock(void)
 	 * handler, which may have interrupted malloc or the lock holder. */
 	if (sk__in_signal_handler())
 		return -EDEADLK;
+	lock_ready();
 	uint64_t t0 = sk__now_ns();
 	int r = pthread_mutex_lock(&patch_lock);
 
@@ -62,6 +103,7 @@ bool sk__lock_held_by_me(void)
 
 void sk__lock_before_fork(void)
 {
+	lock_ready();
 	pthread_mutex_lock(&patch_lock);
 }
 
@@ -74,11 +116,11 @@ void sk__lock_after_fork_child(void)
 {
 	/* The owner recorded in the mutex is the parent's thread; a fresh
 	 * mutex is the only portable way to release it in the child. */
-	pthread_mutex_t fresh = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
-	patch_lock = fresh;
+	lock_fresh();
 	held = false;
 }
 
+#ifdef __GLIBC__
 static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
 					     void *arg)
 {
@@ -92,12 +134,23 @@ static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
 	}
 	return _URC_NO_REASON;
 }
+#endif
 
 bool sk__in_signal_handler(void)
 {
 	bool found = false;
 
+	if (sk__signal_depth_tracked())
+		return sk__signal_depth_in_handler();
+#ifdef __GLIBC__
+	/* AT_BASE: where the dynamic linker was loaded; 0 without one. */
+	if (getauxval(AT_BASE) == 0)
+		return false;
 	_Unwind_Backtrace(note_signal_frame, &found);
+#endif
+	/* Other C libraries: the compiler's unwinder may need the C library's
+	 * own frame lookup (glibc's _dl_find_object); handlers are counted
+	 * there, or not at all. */
 	return found;
 }
 

@@ -15,7 +15,16 @@
  * STATICKEYS_SYNC=membarrier|mprotect forces a method (tests, benchmarks).
  */
 #include <errno.h>
+#if __has_include(<linux/membarrier.h>)
 #include <linux/membarrier.h>
+#else
+/* A C library installed without the kernel's headers (Debian's musl-gcc):
+ * the values of the Linux user-space ABI (include/uapi/linux/membarrier.h),
+ * which never change. */
+#define MEMBARRIER_CMD_QUERY 0
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE (1 << 5)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE (1 << 6)
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -278,6 +278,9 @@ static void case_inherited(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Not in musl (the musl variant leaves these two models out, saying so):
+ * pthread_attr_setsigmask_np and the setcontext family are glibc's. */
+#ifdef __GLIBC__
 static void case_attr_sigmask(void)
 {
 	pthread_attr_t attr;
@@ -327,6 +330,8 @@ static void case_ucontext(void)
 	run_simple(ucontext_worker);
 }
 
+#endif /* __GLIBC__ */
+
 static void *siglongjmp_worker(void *arg)
 {
 	sigjmp_buf env;
@@ -354,6 +359,7 @@ static void case_siglongjmp(void)
 
 static pthread_t handler_threads[NWORKERS];
 static int sender_stop;
+static int handler_workers_done; /* workers that saw the stop */
 
 static void sites_in_handler(int sig)
 {
@@ -384,6 +390,7 @@ static void *handler_idle_worker(void *arg)
 	(void)arg;
 	while (!stopping())
 		usleep(200); /* interrupted by SIGUSR1, which runs the sites */
+	__atomic_fetch_add(&handler_workers_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -400,6 +407,7 @@ static void *handler_sigsuspend_worker(void *arg)
 	while (!stopping())
 		sigsuspend(&all_but_usr1);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	__atomic_fetch_add(&handler_workers_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -420,13 +428,24 @@ static void run_with_handler(void *(*fn)(void *))
 
 	install_full_mask_handler();
 	__atomic_store_n(&sender_stop, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&handler_workers_done, 0, __ATOMIC_RELEASE);
 	start_workers(handler_threads, NULL, fn);
 	pthread_create(&sender, NULL, signal_sender, NULL);
 	flip_for_a_while();
-	/* Workers waiting in sigsuspend() need signals until they end. */
-	stop_workers(handler_threads);
+	/* Workers waiting in sigsuspend() need signals until they end, and a
+	 * thread may be signalled only until it is joined (musl's
+	 * pthread_kill() of a joined thread touches freed memory): the
+	 * sender stops first, and this thread wakes them until they are done. */
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&sender_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(sender, NULL);
+	while (__atomic_load_n(&handler_workers_done, __ATOMIC_ACQUIRE) <
+	       NWORKERS) {
+		for (int i = 0; i < NWORKERS; i++)
+			pthread_kill(handler_threads[i], SIGUSR1);
+		usleep(100);
+	}
+	stop_workers(handler_threads);
 	signal(SIGUSR1, SIG_IGN);
 }
 
@@ -581,8 +600,10 @@ int main(int argc, char **argv)
 		{ "inherited", case_inherited },
 		{ "pthread_sigmask", case_pthread_sigmask },
 		{ "sigprocmask", case_sigprocmask },
+#ifdef __GLIBC__
 		{ "attr_sigmask", case_attr_sigmask },
 		{ "ucontext", case_ucontext },
+#endif
 		{ "siglongjmp", case_siglongjmp },
 		{ "handler_sa_mask", case_handler_sa_mask },
 		{ "handler_sigsuspend", case_handler_sigsuspend },

@@ -44,6 +44,24 @@ if ldd "$tmp/cm/consumer_static" | grep -q libstatickeys; then
 	echo "statickeys::statickeys_static linked the shared library"; exit 1
 fi
 
+# 3c. Fully static programs, with the link line the package gives
+#     (pkg-config --static adds the -Wl,--wrap options the runtime needs),
+#     and through the CMake package's static target.
+if echo 'int main(void){return 0;}' | cc -static -x c - -o "$tmp/probe" 2>/dev/null; then
+	for link in -static -static-pie; do
+		cc $link "$src/tests/install/consumer.c" \
+			$(pkg-config --static --cflags --libs statickeys) \
+			-o "$tmp/consumer$link" 2>"$tmp/link.log" ||
+			{ cat "$tmp/link.log"; exit 1; }
+		file -L "$tmp/consumer$link" | grep -Eq 'statically linked|static-pie linked'
+		"$tmp/consumer$link"
+	done
+	"$tmp/cm/consumer_fully_static"
+	file -L "$tmp/cm/consumer_fully_static" | grep -q 'statically linked'
+else
+	echo "note: no static C library (libc6-dev): fully static consumers not built"
+fi
+
 # 4. The C++ and kernel-style headers, installed with the others.
 c++ -std=c++17 "$src/tests/install/consumer_frontends.cpp" \
 	$(pkg-config --cflags --libs statickeys) -Wl,-rpath,"$libdir" \

@@ -9,6 +9,8 @@
 #                 into BUILD_DIR/rust-prefix and found by pkg-config
 #   test-lto      cargo test --release with fat LTO (bundled): sites,
 #                 key listings and the constructor must survive LTO
+#   test-crt-static  cargo test with -C target-feature=+crt-static (bundled):
+#                 fully static test programs
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
 #                 it is static-keys code, unchanged, and warns as documented)
 #   doc           cargo doc with warnings denied
@@ -63,6 +65,29 @@ test-system)
 test-lto)
   STATICKEYS_SYS_BUNDLED=1 CARGO_PROFILE_RELEASE_LTO=fat \
     "$cargo" test --release --tests -p statickeys -p statickeys-test-mixed -- "${targs[@]}"
+  ;;
+test-crt-static)
+  # Fully static test programs (-C target-feature=+crt-static, static-pie on
+  # x86_64-unknown-linux-gnu; --target keeps their artifacts apart from the
+  # other steps'), the bundled runtime, every test program checked to be
+  # static.  Left out: the plugin test, whose cdylib cargo does not build
+  # with crt-static, and the doctests (rustdoc links them without RUSTFLAGS;
+  # they run in test-bundled).
+  triple=x86_64-unknown-linux-gnu
+  [ "$(uname -m)" = x86_64 ] || { echo "SKIPPED: not an x86-64 host"; exit 77; }
+  [ -e /usr/lib/x86_64-linux-gnu/libc.a ] ||
+    { echo "SKIPPED: no static glibc (libc6-dev)"; exit 77; }
+  export RUSTFLAGS="-C target-feature=+crt-static"
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test --workspace --tests --target $triple \
+    --exclude statickeys-test-plugin -- "${targs[@]}"
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_SYNC=mprotect "$cargo" test \
+    -p statickeys --test torture --target $triple -- "${targs[@]}"
+  t=$(find "$CARGO_TARGET_DIR/$triple/debug/deps" -name 'torture-*' -type f \
+      -executable | head -1)
+  file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
+    { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
+  echo "crt-static: $(file -L "$t" | cut -d, -f1-5)"
+  echo "not run here: statickeys-test-plugin (no cdylib with crt-static)"
   ;;
 clippy)
   if ! "$cargo" clippy --version >/dev/null 2>&1; then

@@ -24,15 +24,29 @@
  *   sigsuspend, pselect, ppoll,           the mask held while waiting,
  *   epoll_pwait, epoll_pwait2             which handlers run under
  *   sighold, sigset(SIG_HOLD), sigblock, sigsetmask   (the old APIs)
+ *   signal, bsd_signal, sysv_signal       handlers (see the trampoline below)
+ *
+ * musl has no pthread_attr_setsigmask_np, setcontext family, __longjmp_chk,
+ * epoll_pwait2, sigblock, sigsetmask or sysv_signal: their wrappers are
+ * glibc's only (__GLIBC__).
  *
  * Why it works: the dynamic linker binds every call to the first definition
  * in the program's search order.  Programs list their libraries before the C
  * library, so these definitions come first, for the program and for every
  * library it loads.  In libstatickeys.so they carry the C library's version
  * names (libstatickeys.map), since a reference to pthread_sigmask@GLIBC_2.32
- * only binds to a definition of that version.  In the static library this
- * file is pulled in by threads_check.c, and the program's own definitions
- * come first anyway.
+ * only binds to a definition of that version.  In the static library the
+ * wrappers are named __wrap_<name> and call __real_<name>: the program is
+ * linked with -Wl,--wrap=<name> for each (the Boehm GC's GC_USE_LD_WRAP),
+ * which works with or without a dynamic linker (sigmask_probe.c).  --wrap
+ * rewrites only the references of the objects being linked, so in a program
+ * that links the static library, the shared libraries it loads reach the C
+ * library directly (threads_check.c still finds what they block).
+ *
+ * sigaction (and signal, bsd_signal, sysv_signal, sigset, which glibc
+ * implements with its internal sigaction) also puts every handler behind a
+ * trampoline that counts it (os/signal_depth.c), and the jumps tell it when
+ * a handler is left.
  *
  * What it cannot see: masks set by raw system calls, by the C library
  * internally (briefly, in pthread_create and posix_spawn, and for good in its
@@ -67,26 +81,33 @@
 
 #define SK_EXPORT __attribute__((visibility("default")))
 
-/* STATICKEYS_KEEP_SIGTRAP: 1 (the default) or 0. */
-static const char *const keep_words[] = { "1", "0", NULL };
+#ifdef SK_SIGMASK_LD_WRAP
+/* Linked with -Wl,--wrap=<name> for each (the static library): the
+ * program's calls come to __wrap_<name>, and __real_<name> is the C
+ * library's definition. */
+#define WRAPPER(name) __wrap_##name
+#else
+#define WRAPPER(name) name
+#endif
 
-/* -1: not decided yet; 0: masks honoured as given; 1: SIGTRAP kept out. */
-static int keep = -1;
+/*
+ * SK_SIGMASK_STATIC_GLIBC: a fully static glibc program that cannot be
+ * linked with --wrap (a Rust program built with crt-static: a library crate
+ * cannot give the linker options).  glibc's static library defines most of
+ * these names as weak aliases of internal ones (sigaction of __sigaction),
+ * so ours take their place and call the internal ones.  The functions it
+ * defines under their public name only (ppoll, epoll_pwait, epoll_pwait2,
+ * sighold, sigset, __longjmp_chk, pthread_attr_setsigmask_np) cannot be
+ * taken over that way and are left out: what they block is found by
+ * threads_check.c instead.
+ */
+#if !defined(SK_SIGMASK_STATIC_GLIBC)
+#define WRAP_PUBLIC_ONLY 1 /* also the functions defined only publicly */
+#endif
 
 static bool keeping(void)
 {
-	int k = __atomic_load_n(&keep, __ATOMIC_RELAXED);
-
-	if (k < 0) {
-		/* Only before our constructor (another library's constructor
-		 * setting a mask): the environment is readable by then. */
-		/* Not sk__env_match(): this file is never instrumented, and
-		 * may run before a sanitizer is ready; env.c is not. */
-		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
-		k = !(env && strcmp(env, "0") == 0);
-		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
-	}
-	return k;
+	return sk__sigmask_keeps_sigtrap();
 }
 
 /* @set without SIGTRAP, in @buf, or @set itself when nothing is to strip. */
@@ -99,22 +120,31 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *buf)
 	return buf;
 }
 
-/* The C library's definitions, looked up once.  Fully static programs
- * (`-static`, no dynamic linker) are not supported: there the mask calls
- * fall back to the system call and the others fail with ENOSYS. */
+/* The C library's definitions: looked up once, or __real_<name>. */
 #define REAL(name) real_##name
-#define DECLARE_REAL(ret, name, ...) static ret (*REAL(name))(__VA_ARGS__)
+#ifdef SK_SIGMASK_LD_WRAP
+#define DECLARE_REAL(ret, name, ...)                                         \
+	ret __real_##name(__VA_ARGS__);                                      \
+	static ret (*REAL(name))(__VA_ARGS__) = __real_##name
+#else
+#define DECLARE_REAL(ret, name, ...)                                         \
+	__attribute__((unused)) static ret (*REAL(name))(__VA_ARGS__)
+#endif
 
 DECLARE_REAL(int, sigprocmask, int, const sigset_t *, sigset_t *);
 DECLARE_REAL(int, pthread_sigmask, int, const sigset_t *, sigset_t *);
 DECLARE_REAL(int, sigaction, int, const struct sigaction *, struct sigaction *);
+#ifdef __GLIBC__
 DECLARE_REAL(int, pthread_attr_setsigmask_np, pthread_attr_t *,
 	     const sigset_t *);
 DECLARE_REAL(int, setcontext, const ucontext_t *);
 DECLARE_REAL(int, swapcontext, ucontext_t *, const ucontext_t *);
+#endif
 DECLARE_REAL(void, siglongjmp, sigjmp_buf, int);
 DECLARE_REAL(void, longjmp, jmp_buf, int);
+#ifdef __GLIBC__
 DECLARE_REAL(void, __longjmp_chk, sigjmp_buf, int);
+#endif
 DECLARE_REAL(int, sigsuspend, const sigset_t *);
 DECLARE_REAL(int, pselect, int, fd_set *, fd_set *, fd_set *,
 	     const struct timespec *, const sigset_t *);
@@ -122,16 +152,58 @@ DECLARE_REAL(int, ppoll, struct pollfd *, nfds_t, const struct timespec *,
 	     const sigset_t *);
 DECLARE_REAL(int, epoll_pwait, int, struct epoll_event *, int, int,
 	     const sigset_t *);
+#ifdef __GLIBC__
 DECLARE_REAL(int, epoll_pwait2, int, struct epoll_event *, int,
 	     const struct timespec *, const sigset_t *);
+#endif
 DECLARE_REAL(int, sighold, int);
 DECLARE_REAL(sighandler_t, sigset, int, sighandler_t);
+#ifdef __GLIBC__
 DECLARE_REAL(int, sigblock, int);
 DECLARE_REAL(int, sigsetmask, int);
+#endif
 
+#if defined(SK_SIGMASK_LD_WRAP)
+static void lookup(void)
+{
+}
+#elif defined(SK_SIGMASK_STATIC_GLIBC)
+int __sigprocmask(int, const sigset_t *, sigset_t *);
+int __pthread_sigmask(int, const sigset_t *, sigset_t *);
+int __sigaction(int, const struct sigaction *, struct sigaction *);
+int __setcontext(const ucontext_t *);
+int __swapcontext(ucontext_t *, const ucontext_t *);
+void __libc_siglongjmp(sigjmp_buf, int);
+void __libc_longjmp(jmp_buf, int);
+int __sigsuspend(const sigset_t *);
+int __pselect(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+	      const sigset_t *);
+int __sigblock(int);
+int __sigsetmask(int);
+
+static void lookup(void)
+{
+	REAL(sigprocmask) = __sigprocmask;
+	REAL(pthread_sigmask) = __pthread_sigmask;
+	REAL(sigaction) = __sigaction;
+	REAL(setcontext) = __setcontext;
+	REAL(swapcontext) = __swapcontext;
+	REAL(siglongjmp) = __libc_siglongjmp;
+	REAL(longjmp) = __libc_longjmp;
+	REAL(sigsuspend) = __sigsuspend;
+	REAL(pselect) = __pselect;
+	REAL(sigblock) = __sigblock;
+	REAL(sigsetmask) = __sigsetmask;
+}
+#else
 static void *next_definition(const char *name, const char *version)
 {
+#ifdef __GLIBC__
 	void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+#else
+	void *f = NULL; /* no symbol versions */
+	(void)version;
+#endif
 
 	return f ? f : dlsym(RTLD_NEXT, name);
 }
@@ -144,21 +216,29 @@ static void lookup_all(void)
 	LOOKUP(sigprocmask, "GLIBC_2.2.5");
 	LOOKUP(pthread_sigmask, "GLIBC_2.32");
 	LOOKUP(sigaction, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(pthread_attr_setsigmask_np, "GLIBC_2.32");
 	LOOKUP(setcontext, "GLIBC_2.2.5");
 	LOOKUP(swapcontext, "GLIBC_2.2.5");
+#endif
 	LOOKUP(siglongjmp, "GLIBC_2.2.5");
 	LOOKUP(longjmp, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(__longjmp_chk, "GLIBC_2.11");
+#endif
 	LOOKUP(sigsuspend, "GLIBC_2.2.5");
 	LOOKUP(pselect, "GLIBC_2.2.5");
 	LOOKUP(ppoll, "GLIBC_2.4");
 	LOOKUP(epoll_pwait, "GLIBC_2.6");
+#ifdef __GLIBC__
 	LOOKUP(epoll_pwait2, "GLIBC_2.35");
+#endif
 	LOOKUP(sighold, "GLIBC_2.2.5");
 	LOOKUP(sigset, "GLIBC_2.2.5");
+#ifdef __GLIBC__
 	LOOKUP(sigblock, "GLIBC_2.2.5");
 	LOOKUP(sigsetmask, "GLIBC_2.2.5");
+#endif
 }
 
 /* Before main: a wrapper called from a signal handler must not be the first
@@ -175,6 +255,7 @@ static void lookup(void)
 		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	}
 }
+#endif
 
 #define CALL_REAL(name, ...)                                                 \
 	__extension__({                                                      \
@@ -201,7 +282,7 @@ static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
 }
 
-SK_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+SK_EXPORT int WRAPPER(sigprocmask)(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
 
@@ -214,18 +295,12 @@ SK_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return REAL(sigprocmask)(how, set, old);
 }
 
-/* Calls that reached sk__pthread_sigmask() while sk__sigmask_wrappers_active()
- * was watching (any thread's call proves the same thing). */
-static int probing;
-static unsigned long probe_hits;
-
 /* Not static: the C library's name for it below is an alias. */
 int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
 
-	if (__atomic_load_n(&probing, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&probe_hits, 1, __ATOMIC_RELAXED);
+	sk__sigmask_probe_note();
 
 	if (how != SIG_UNBLOCK)
 		set = without_trap(set, &buf);
@@ -238,7 +313,8 @@ int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 /* Programs built against glibc 2.32 and later call pthread_sigmask@GLIBC_2.32,
  * older ones @GLIBC_2.2.5 (it then lived in libpthread): define both. */
-SK_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+SK_EXPORT int WRAPPER(pthread_sigmask)(int how, const sigset_t *set,
+				       sigset_t *old)
 	__attribute__((alias("sk__pthread_sigmask")));
 #ifdef SK_SIGMASK_SYMVER
 __asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.2.5");
@@ -249,7 +325,8 @@ SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 }
 #endif
 
-SK_EXPORT int pthread_attr_setsigmask_np(pthread_attr_t *attr,
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
+SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 					  const sigset_t *set)
 {
 	sigset_t buf;
@@ -261,13 +338,17 @@ SK_EXPORT int pthread_attr_setsigmask_np(pthread_attr_t *attr,
 		return ENOSYS;
 	return REAL(pthread_attr_setsigmask_np)(attr, set);
 }
+#endif
 
 /* ---- handlers ------------------------------------------------------------- */
 
-SK_EXPORT int sigaction(int sig, const struct sigaction *act,
-			struct sigaction *old)
+/* Called directly by the wrappers below, never through the symbol (which a
+ * sanitizer's interceptor may take over): they install as the C library's
+ * functions do, past any interposer. */
+static int install_action(int sig, const struct sigaction *act,
+			  struct sigaction *old)
 {
-	struct sigaction copy;
+	struct sigaction copy, wrapped;
 
 	/* A handler running with SIGTRAP in its mask would be killed at a
 	 * changing site.  The kernel still blocks a SIGTRAP handler's own
@@ -278,12 +359,68 @@ SK_EXPORT int sigaction(int sig, const struct sigaction *act,
 		sigdelset(&copy.sa_mask, SIGTRAP);
 		act = &copy;
 	}
-	return CALL_REAL(sigaction, sig, act, old);
+	/* The handler runs behind the trampoline that counts it
+	 * (os/signal_depth.c); the old action names the program's own. */
+	if (act && old) {
+		/* Read the old action first: the trampoline's record of the
+		 * program's handler is about to change. */
+		if (install_action(sig, NULL, old) != 0)
+			return -1;
+		return install_action(sig, act, NULL);
+	}
+	act = sk__signal_trampoline_wrap(sig, act, &wrapped);
+	int r = CALL_REAL(sigaction, sig, act, old);
+	if (r == 0)
+		sk__signal_trampoline_unwrap(sig, old);
+	return r;
 }
 
+SK_EXPORT int WRAPPER(sigaction)(int sig, const struct sigaction *act,
+				 struct sigaction *old)
+{
+	return install_action(sig, act, old);
+}
+
+/* signal(), bsd_signal() and sysv_signal() install through the C library's
+ * internal sigaction, past the wrapper above: install through it instead,
+ * with the flags and mask each of them uses in glibc. */
+static sighandler_t install(int sig, sighandler_t disp, int flags,
+			    bool mask_sig)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = disp;
+	act.sa_flags = flags;
+	sigemptyset(&act.sa_mask);
+	if (mask_sig && sigaddset(&act.sa_mask, sig) != 0)
+		return SIG_ERR;
+	if (install_action(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+SK_EXPORT sighandler_t WRAPPER(signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESTART, true);
+}
+
+SK_EXPORT sighandler_t WRAPPER(bsd_signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESTART, true);
+}
+
+#ifdef __GLIBC__
+SK_EXPORT sighandler_t WRAPPER(sysv_signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESETHAND | SA_NODEFER, false);
+}
+#endif
+
+#ifdef __GLIBC__
 /* ---- contexts and jumps ---------------------------------------------------- */
 
-SK_EXPORT int setcontext(const ucontext_t *ucp)
+SK_EXPORT int WRAPPER(setcontext)(const ucontext_t *ucp)
 {
 	ucontext_t copy;
 
@@ -297,7 +434,7 @@ SK_EXPORT int setcontext(const ucontext_t *ucp)
 	return CALL_REAL(setcontext, ucp);
 }
 
-SK_EXPORT int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
+SK_EXPORT int WRAPPER(swapcontext)(ucontext_t *oucp, const ucontext_t *ucp)
 {
 	ucontext_t copy;
 
@@ -308,20 +445,46 @@ SK_EXPORT int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
 	}
 	return CALL_REAL(swapcontext, oucp, ucp);
 }
+#endif
 
 /* The jump buffer is the caller's own, filled by sigsetjmp; only a mask
  * saved before the runtime was loaded, or inside a SIGTRAP handler, can
  * hold SIGTRAP. */
+#ifdef __GLIBC__
+#define JB_MASK_SAVED(env) ((env)->__mask_was_saved)
+#define JB_MASK(env) ((sigset_t *)&(env)->__saved_mask)
+#else /* musl */
+#define JB_MASK_SAVED(env) ((env)->__fl)
+#define JB_MASK(env) ((sigset_t *)(env)->__ss)
+#endif
+
 static void strip_saved_mask(struct __jmp_buf_tag *env)
 {
-	if (env->__mask_was_saved && keeping())
-		sigdelset((sigset_t *)&env->__saved_mask, SIGTRAP);
+	if (JB_MASK_SAVED(env) && keeping())
+		sigdelset(JB_MASK(env), SIGTRAP);
 }
 
+/* The stack pointer the jump returns to (word 6 of the buffer): glibc
+ * stores it mangled with the thread's pointer guard (PTR_MANGLE: xor with
+ * %fs:0x30, rotate left 17), musl as it is. */
+static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
+{
+#ifdef __GLIBC__
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	return (uintptr_t)env->__jb[6];
+#endif
+}
+
+/* A jump out of a signal handler leaves it (os/signal_depth.c). */
 #define WRAP_JUMP(name)                                                      \
-	SK_EXPORT void name(struct __jmp_buf_tag env[1], int val)            \
+	SK_EXPORT void WRAPPER(name)(struct __jmp_buf_tag env[1], int val)            \
 	{                                                                    \
 		strip_saved_mask(env);                                       \
+		sk__signal_depth_jump(jump_target_sp(env));                  \
 		if (!REAL(name))                                             \
 			lookup();                                            \
 		if (REAL(name))                                              \
@@ -331,18 +494,20 @@ static void strip_saved_mask(struct __jmp_buf_tag *env)
 
 WRAP_JUMP(siglongjmp)
 WRAP_JUMP(longjmp)
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
 WRAP_JUMP(__longjmp_chk)
+#endif
 
 /* ---- masks held while waiting --------------------------------------------- */
 
-SK_EXPORT int sigsuspend(const sigset_t *set)
+SK_EXPORT int WRAPPER(sigsuspend)(const sigset_t *set)
 {
 	sigset_t buf;
 
 	return CALL_REAL(sigsuspend, without_trap(set, &buf));
 }
 
-SK_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e,
+SK_EXPORT int WRAPPER(pselect)(int n, fd_set *r, fd_set *w, fd_set *e,
 		      const struct timespec *timeout, const sigset_t *set)
 {
 	sigset_t buf;
@@ -350,7 +515,8 @@ SK_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e,
 	return CALL_REAL(pselect, n, r, w, e, timeout, without_trap(set, &buf));
 }
 
-SK_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+#ifdef WRAP_PUBLIC_ONLY
+SK_EXPORT int WRAPPER(ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		    const sigset_t *set)
 {
 	sigset_t buf;
@@ -358,7 +524,7 @@ SK_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 	return CALL_REAL(ppoll, fds, n, timeout, without_trap(set, &buf));
 }
 
-SK_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
+SK_EXPORT int WRAPPER(epoll_pwait)(int fd, struct epoll_event *ev, int max, int timeout,
 			  const sigset_t *set)
 {
 	sigset_t buf;
@@ -366,8 +532,10 @@ SK_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
 	return CALL_REAL(epoll_pwait, fd, ev, max, timeout,
 			 without_trap(set, &buf));
 }
+#endif
 
-SK_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max,
+#if defined(__GLIBC__) && defined(WRAP_PUBLIC_ONLY)
+SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *set)
 {
 	sigset_t buf;
@@ -375,17 +543,19 @@ SK_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max,
 	return CALL_REAL(epoll_pwait2, fd, ev, max, timeout,
 			 without_trap(set, &buf));
 }
+#endif
 
 /* ---- the old System V and BSD calls --------------------------------------- */
 
-SK_EXPORT int sighold(int sig)
+#ifdef WRAP_PUBLIC_ONLY
+SK_EXPORT int WRAPPER(sighold)(int sig)
 {
 	if (sig == SIGTRAP && keeping())
 		return 0;
 	return CALL_REAL(sighold, sig);
 }
 
-SK_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 {
 	if (!REAL(sigset))
 		lookup();
@@ -401,68 +571,45 @@ SK_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 			return SIG_ERR;
 		return cur.sa_handler;
 	}
-	return REAL(sigset)(sig, disp);
+	sighandler_t r = REAL(sigset)(sig, disp);
+	if (r == SIG_ERR)
+		return r;
+	/* The C library installed @disp past our sigaction: put it behind
+	 * the trampoline, and name the program's handler in the result. */
+	struct sigaction prev = { .sa_flags = SA_SIGINFO };
+	prev.sa_handler = r;
+	sk__signal_trampoline_unwrap(sig, &prev);
+	if (disp != SIG_HOLD && disp != SIG_DFL && disp != SIG_IGN) {
+		struct sigaction cur;
+		if (CALL_REAL(sigaction, sig, NULL, &cur) == 0)
+			(void)install_action(sig, &cur, NULL);
+	}
+	return prev.sa_handler;
 }
+#endif
 
+#ifdef __GLIBC__
 #define TRAP_BIT (1 << (SIGTRAP - 1)) /* sigmask(SIGTRAP) */
 
-SK_EXPORT int sigblock(int mask)
+SK_EXPORT int WRAPPER(sigblock)(int mask)
 {
 	return CALL_REAL(sigblock, keeping() ? mask & ~TRAP_BIT : mask);
 }
 
-SK_EXPORT int sigsetmask(int mask)
+SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 {
 	return CALL_REAL(sigsetmask, keeping() ? mask & ~TRAP_BIT : mask);
 }
+#endif
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-bool sk__sigmask_wrappers_active(void)
+void sk__sigmask_ready(void)
 {
-	/* Ours are in effect if the program's calls reach them.  Ask the way
-	 * the program does, through the first definition in the global search
-	 * order, and see whether the call arrives here: it may be ours, or a
-	 * sanitizer's interceptor that passes it on to ours (dlsym(RTLD_NEXT)
-	 * from the sanitizer runtime finds us), or, when the runtime was
-	 * loaded late by dlopen, the C library's, which never calls us. */
-	static int active = -1;
+	static const char *const keep_words[] = { "1", "0", NULL };
 
-	if (active < 0) {
-		int (*first)(int, const sigset_t *, sigset_t *) =
-			(int (*)(int, const sigset_t *, sigset_t *))dlsym(
-				RTLD_DEFAULT, "pthread_sigmask");
-		sigset_t cur;
-		__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
-		if (first)
-			first(SIG_BLOCK, NULL, &cur);
-		__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
-		active = keeping() &&
-			 __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
-	}
-	return active;
-}
-
-bool sk__sigmask_keeps_sigtrap(void)
-{
-	return keeping();
-}
-
-/* Priority 101 (with the objects' registration): before ordinary
- * constructors, which may already set masks or start threads. */
-__attribute__((constructor(101))) static void sigmask_init(void)
-{
 	/* keeping() may first run inside a sanitizer's start-up, where it must
 	 * not print: the warning for a bad value is given here. */
 	(void)sk__env_choice("STATICKEYS_KEEP_SIGTRAP", keep_words, 0);
 	lookup();
-	(void)keeping();
-	/* A program started with SIGTRAP blocked (an inherited mask survives
-	 * exec) would keep it in this thread and every thread it creates. */
-	if (sk__sigmask_wrappers_active()) {
-		sigset_t trap;
-		sigemptyset(&trap);
-		sigaddset(&trap, SIGTRAP);
-		raw_sigprocmask(SIG_UNBLOCK, &trap, NULL);
-	}
 }

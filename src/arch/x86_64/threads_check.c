@@ -298,6 +298,10 @@ int sk__arch_update_allowed(void)
 	struct blocker b;
 	bool warn = current_policy() == POLICY_WARN;
 	long pause = FIRST_PAUSE_NS, count;
+	int linked = sk__sigmask_link_check(); /* a static program's link */
+
+	if (linked)
+		return linked;
 	enum scan need = scan_needed(&count);
 
 	if (need == SCAN_NONE)

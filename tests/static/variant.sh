@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# variant.sh VARIANT SRC BUILD CMAKE CTEST
+# The tests that apply to static programs and to musl, in a sub-build BUILD
+# of the tree, built once:
+#   static, static-pie   glibc; every test program links the static runtime
+#                        with -static or -static-pie (STATICKEYS_TEST_LINK),
+#                        and so with the -Wl,--wrap options the static CMake
+#                        target carries
+#   musl                 CC=musl-gcc; test programs link the shared runtime
+#   musl-static          CC=musl-gcc, every test program fully static
+# What runs: the kernel-API matrix, the torture with both writers and with
+# the fallback core sync, every thread model with each writer and the sync
+# fallback, updates from signal handlers (signals, handler_depth), the
+# control socket, skctl against a running demo (control_e2e), updates while a
+# thread creates threads (thread_churn.c), and, for the static ones, the
+# link check: a program linked without the wrap options
+# gets -ENOTSUP and a message naming the link line, no abort.
+# Left out, each with its reason (printed):
+#   dlopen_after (static ones)  the plugin links the shared runtime: a fully
+#                        static program cannot share its runtime with a
+#                        plugin (README, "Static programs and musl")
+#   attr_sigmask, ucontext (musl)  musl has no pthread_attr_setsigmask_np
+#                        and no setcontext family
+# Exit 77 (skipped) with the reason when the toolchain is missing (Debian:
+# libc6-dev for the static glibc archives, musl-tools for musl-gcc).
+set -euo pipefail
+variant=$1 src=$2 build=$3 cmake=$4 ctest=$5
+
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+cc=cc link=
+case $variant in
+  static|static-pie) link=$variant ;;
+  musl) cc=musl-gcc ;;
+  musl-static) cc=musl-gcc link=static ;;
+  *) fail "unknown variant $variant" ;;
+esac
+command -v $cc >/dev/null || skip "no $cc (Debian package musl-tools)"
+mkdir -p "$(dirname "$build")"
+echo 'int main(void){return 0;}' > "$build.probe.c"
+$cc ${link:+-$link} "$build.probe.c" -o "$build.probe" 2>/dev/null ||
+  skip "$cc ${link:+-$link} cannot link a program (no static C library:" \
+       "libc6-dev)"
+
+targets="core_selftest core_torture_procmem core_torture_mprotect
+  core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
+  faults_model_plugin faults_signals faults_handler_depth control_socket
+  skctl skdemo"
+tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_depth|control_socket|control_e2e)$'
+left_out=()
+[ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
+[ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")
+exclude=$(printf '%s\n' "${left_out[@]}" | sed 's/:.*//' | paste -sd'|')
+
+CC=$cc "$cmake" -S "$src" -B "$build" -DSTATICKEYS_TEST_LINK=$link \
+  -DSTATICKEYS_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  > "$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; fail "configure"; }
+# shellcheck disable=SC2086
+"$cmake" --build "$build" -j "${SK_VARIANT_JOBS:-2}" --target $targets \
+  > "$build.build.log" 2>&1 ||
+  { tail -50 "$build.build.log"; fail "build (log: $build.build.log)"; }
+for t in core_selftest linux_kernel_api faults_thread_models skdemo; do
+  f=$(find "$build/tests" "$build/tools" -name $t -type f | head -1)
+  d=$(file -L "$f")
+  if [ -n "$link" ]; then
+    echo "$d" | grep -Eq 'statically linked|static-pie linked' ||
+      fail "$f is not statically linked: $d"
+  fi
+  if [ $cc = musl-gcc ] && [ -z "$link" ]; then
+    readelf -l "$f" | grep -q 'ld-musl' || fail "$f does not use musl's loader"
+  fi
+done
+wrap=$(sed -n 's/^Libs.private: //p' "$build/statickeys.pc" | sed 's/-ldl//')
+echo "built ($variant, $($cc --version | head -1)): $build"
+
+# The torture once more with the fallback core sync (mprotect).
+torture=$(find "$build/tests" -name core_torture_procmem -type f | head -1)
+STATICKEYS_SYNC=mprotect SK_TORTURE_SECONDS=0.5 "$torture" ||
+  fail "torture with STATICKEYS_SYNC=mprotect"
+
+(cd "$build" && "$ctest" -j "${SK_VARIANT_JOBS:-2}" --output-on-failure \
+   -R "$tests" ${exclude:+-E "$exclude"}) || fail "ctest ($variant)"
+for r in "${left_out[@]}"; do echo "not run: faults_thread_models_$r"; done
+
+# Updates while a thread creates threads (musl blocks every signal inside
+# pthread_create): none may fail, and the process must not be killed.
+churn=$build.thread_churn
+$cc ${link:+-$link} -O2 -I"$src/include" "$src/tests/static/thread_churn.c" \
+  -o "$churn" -L"$build/src" -Wl,-rpath,"$build/src" \
+  $([ -n "$link" ] && echo "$build/src/libstatickeys.a $wrap" || echo -lstatickeys) \
+  -lpthread 2>"$churn.link.log" || { cat "$churn.link.log"; fail "thread_churn link"; }
+"$churn" || fail "thread_churn"
+
+if [ -n "$link" ]; then
+  # The link check: a program linked without the wrap options.
+  prog=$build.nowrap
+  $cc -$link -I"$src/include" "$src/tests/static/nowrap.c" -o "$prog" \
+    "$build/src/libstatickeys.a" -lpthread 2>"$prog.link.log" ||
+    { cat "$prog.link.log"; fail "linking without the wrap options"; }
+  out=$("$prog" 2>&1) ||
+    fail "the program linked without the wrap options exited $?: $out"
+  echo "$out"
+  echo "$out" | grep -q 'refused (ENOTSUP)' &&
+    echo "$out" | grep -q 'pkg-config --static --libs statickeys' ||
+    fail "no message naming the link line"
+fi
+echo "PASSED: variant $variant"

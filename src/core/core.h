@@ -139,8 +139,9 @@ int sk__lock(void);
 void sk__unlock(void);
 /* sk__lock_held_by_me - for assertions and signal-handler refusal. */
 bool sk__lock_held_by_me(void);
-/* sk__in_signal_handler - the caller runs inside a signal handler (found by
- * unwinding its stack); sk__lock() then refuses with -EDEADLK. */
+/* sk__in_signal_handler - the caller runs inside a signal handler (a
+ * thread-local count, or an unwind where handlers are not counted: see
+ * lock.c); sk__lock() then refuses with -EDEADLK. */
 bool sk__in_signal_handler(void);
 /* Around fork() (runtime.c): the child never inherits a half-done batch. */
 void sk__lock_before_fork(void);

@@ -10,14 +10,22 @@
  *
  * Is the caller running a signal handler?  The slow paths take a mutex and
  * allocate memory, neither of which is async-signal-safe: a handler that
- * interrupted malloc, or our own trap handler, would deadlock.  We find out
- * by unwinding the caller's stack with the compiler's unwinder, which marks
- * the frame the kernel pushed for a signal (glibc's __restore_rt carries
- * "signal frame" unwind information).  A frame without unwind information
- * stops the walk early; the answer is then "no".
+ * interrupted malloc, or our own trap handler, would deadlock.  Where the
+ * program's handlers pass through the runtime's trampoline, a thread-local
+ * count answers (os/signal_depth.c).  Where they do not (an architecture
+ * without the mask wrappers, or the runtime loaded late by dlopen), we
+ * unwind the caller's stack with the compiler's unwinder, which marks the
+ * frame the kernel pushed for a signal (glibc's __restore_rt carries
+ * "signal frame" unwind information); a frame without unwind information
+ * stops the walk early and the answer is then "no".  A program without a
+ * dynamic linker (fully static) is never unwound: there the unwinder finds
+ * no frame information registered for the C library's code and aborts; the
+ * answer is "no", and the update itself is refused unless the program was
+ * linked with the wrappers (sigmask_link.c says how).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <unwind.h>
 
 #include "core/core.h"
@@ -97,6 +105,11 @@ bool sk__in_signal_handler(void)
 {
 	bool found = false;
 
+	if (sk__signal_depth_tracked())
+		return sk__signal_depth_in_handler();
+	/* AT_BASE: where the dynamic linker was loaded; 0 without one. */
+	if (getauxval(AT_BASE) == 0)
+		return false;
 	_Unwind_Backtrace(note_signal_frame, &found);
 	return found;
 }

@@ -30,9 +30,18 @@
  * library, so these definitions come first, for the program and for every
  * library it loads.  In libstatickeys.so they carry the C library's version
  * names (libstatickeys.map), since a reference to pthread_sigmask@GLIBC_2.32
- * only binds to a definition of that version.  In the static library this
- * file is pulled in by threads_check.c, and the program's own definitions
- * come first anyway.
+ * only binds to a definition of that version.  In the static library the
+ * wrappers are named __wrap_<name> and call __real_<name>: the program is
+ * linked with -Wl,--wrap=<name> for each (the Boehm GC's GC_USE_LD_WRAP),
+ * which works with or without a dynamic linker (sigmask_probe.c).  --wrap
+ * rewrites only the references of the objects being linked, so in a program
+ * that links the static library, the shared libraries it loads reach the C
+ * library directly (threads_check.c still finds what they block).
+ *
+ * sigaction (and signal, bsd_signal, sysv_signal, sigset, which glibc
+ * implements with its internal sigaction) also puts every handler behind a
+ * trampoline that counts it (os/signal_depth.c), and the jumps tell it when
+ * a handler is left.
  *
  * What it cannot see: masks set by raw system calls, by the C library
  * internally (briefly, in pthread_create and posix_spawn, and for good in its
@@ -67,21 +76,18 @@
 
 #define SK_EXPORT __attribute__((visibility("default")))
 
-/* -1: not decided yet; 0: masks honoured as given; 1: SIGTRAP kept out. */
-static int keep = -1;
+#ifdef SK_SIGMASK_LD_WRAP
+/* Linked with -Wl,--wrap=<name> for each (the static library): the
+ * program's calls come to __wrap_<name>, and __real_<name> is the C
+ * library's definition. */
+#define WRAPPER(name) __wrap_##name
+#else
+#define WRAPPER(name) name
+#endif
 
 static bool keeping(void)
 {
-	int k = __atomic_load_n(&keep, __ATOMIC_RELAXED);
-
-	if (k < 0) {
-		/* Only before our constructor (another library's constructor
-		 * setting a mask): the environment is readable by then. */
-		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
-		k = !(env && strcmp(env, "0") == 0);
-		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
-	}
-	return k;
+	return sk__sigmask_keeps_sigtrap();
 }
 
 /* @set without SIGTRAP, in @buf, or @set itself when nothing is to strip. */
@@ -94,11 +100,15 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *buf)
 	return buf;
 }
 
-/* The C library's definitions, looked up once.  Fully static programs
- * (`-static`, no dynamic linker) are not supported: there the mask calls
- * fall back to the system call and the others fail with ENOSYS. */
+/* The C library's definitions: looked up once, or __real_<name>. */
 #define REAL(name) real_##name
+#ifdef SK_SIGMASK_LD_WRAP
+#define DECLARE_REAL(ret, name, ...)                                         \
+	ret __real_##name(__VA_ARGS__);                                      \
+	static ret (*REAL(name))(__VA_ARGS__) = __real_##name
+#else
 #define DECLARE_REAL(ret, name, ...) static ret (*REAL(name))(__VA_ARGS__)
+#endif
 
 DECLARE_REAL(int, sigprocmask, int, const sigset_t *, sigset_t *);
 DECLARE_REAL(int, pthread_sigmask, int, const sigset_t *, sigset_t *);
@@ -124,6 +134,11 @@ DECLARE_REAL(sighandler_t, sigset, int, sighandler_t);
 DECLARE_REAL(int, sigblock, int);
 DECLARE_REAL(int, sigsetmask, int);
 
+#ifdef SK_SIGMASK_LD_WRAP
+static void lookup(void)
+{
+}
+#else
 static void *next_definition(const char *name, const char *version)
 {
 	void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
@@ -170,6 +185,7 @@ static void lookup(void)
 		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	}
 }
+#endif
 
 #define CALL_REAL(name, ...)                                                 \
 	__extension__({                                                      \
@@ -196,7 +212,7 @@ static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8);
 }
 
-SK_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+SK_EXPORT int WRAPPER(sigprocmask)(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
 
@@ -209,18 +225,12 @@ SK_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return REAL(sigprocmask)(how, set, old);
 }
 
-/* Calls that reached sk__pthread_sigmask() while sk__sigmask_wrappers_active()
- * was watching (any thread's call proves the same thing). */
-static int probing;
-static unsigned long probe_hits;
-
 /* Not static: the C library's name for it below is an alias. */
 int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigset_t buf;
 
-	if (__atomic_load_n(&probing, __ATOMIC_RELAXED))
-		__atomic_fetch_add(&probe_hits, 1, __ATOMIC_RELAXED);
+	sk__sigmask_probe_note();
 
 	if (how != SIG_UNBLOCK)
 		set = without_trap(set, &buf);
@@ -233,7 +243,8 @@ int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 /* Programs built against glibc 2.32 and later call pthread_sigmask@GLIBC_2.32,
  * older ones @GLIBC_2.2.5 (it then lived in libpthread): define both. */
-SK_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+SK_EXPORT int WRAPPER(pthread_sigmask)(int how, const sigset_t *set,
+				       sigset_t *old)
 	__attribute__((alias("sk__pthread_sigmask")));
 #ifdef SK_SIGMASK_SYMVER
 __asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.2.5");
@@ -244,7 +255,7 @@ SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 }
 #endif
 
-SK_EXPORT int pthread_attr_setsigmask_np(pthread_attr_t *attr,
+SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 					  const sigset_t *set)
 {
 	sigset_t buf;
@@ -259,10 +270,10 @@ SK_EXPORT int pthread_attr_setsigmask_np(pthread_attr_t *attr,
 
 /* ---- handlers ------------------------------------------------------------- */
 
-SK_EXPORT int sigaction(int sig, const struct sigaction *act,
+SK_EXPORT int WRAPPER(sigaction)(int sig, const struct sigaction *act,
 			struct sigaction *old)
 {
-	struct sigaction copy;
+	struct sigaction copy, wrapped;
 
 	/* A handler running with SIGTRAP in its mask would be killed at a
 	 * changing site.  The kernel still blocks a SIGTRAP handler's own
@@ -273,12 +284,59 @@ SK_EXPORT int sigaction(int sig, const struct sigaction *act,
 		sigdelset(&copy.sa_mask, SIGTRAP);
 		act = &copy;
 	}
-	return CALL_REAL(sigaction, sig, act, old);
+	/* The handler runs behind the trampoline that counts it
+	 * (os/signal_depth.c); the old action names the program's own. */
+	if (act && old) {
+		/* Read the old action first: the trampoline's record of the
+		 * program's handler is about to change. */
+		if (WRAPPER(sigaction)(sig, NULL, old) != 0)
+			return -1;
+		return WRAPPER(sigaction)(sig, act, NULL);
+	}
+	act = sk__signal_trampoline_wrap(sig, act, &wrapped);
+	int r = CALL_REAL(sigaction, sig, act, old);
+	if (r == 0)
+		sk__signal_trampoline_unwrap(sig, old);
+	return r;
+}
+
+/* signal(), bsd_signal() and sysv_signal() install through the C library's
+ * internal sigaction, past the wrapper above: install through it instead,
+ * with the flags and mask each of them uses in glibc. */
+static sighandler_t install(int sig, sighandler_t disp, int flags,
+			    bool mask_sig)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = disp;
+	act.sa_flags = flags;
+	sigemptyset(&act.sa_mask);
+	if (mask_sig && sigaddset(&act.sa_mask, sig) != 0)
+		return SIG_ERR;
+	if (WRAPPER(sigaction)(sig, &act, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+SK_EXPORT sighandler_t WRAPPER(signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESTART, true);
+}
+
+SK_EXPORT sighandler_t WRAPPER(bsd_signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESTART, true);
+}
+
+SK_EXPORT sighandler_t WRAPPER(sysv_signal)(int sig, sighandler_t disp)
+{
+	return install(sig, disp, SA_RESETHAND | SA_NODEFER, false);
 }
 
 /* ---- contexts and jumps ---------------------------------------------------- */
 
-SK_EXPORT int setcontext(const ucontext_t *ucp)
+SK_EXPORT int WRAPPER(setcontext)(const ucontext_t *ucp)
 {
 	ucontext_t copy;
 
@@ -292,7 +350,7 @@ SK_EXPORT int setcontext(const ucontext_t *ucp)
 	return CALL_REAL(setcontext, ucp);
 }
 
-SK_EXPORT int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
+SK_EXPORT int WRAPPER(swapcontext)(ucontext_t *oucp, const ucontext_t *ucp)
 {
 	ucontext_t copy;
 
@@ -313,10 +371,22 @@ static void strip_saved_mask(struct __jmp_buf_tag *env)
 		sigdelset((sigset_t *)&env->__saved_mask, SIGTRAP);
 }
 
+/* The stack pointer the jump returns to: glibc stores it mangled with the
+ * thread's pointer guard (PTR_MANGLE: xor with %fs:0x30, rotate left 17). */
+static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
+{
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+}
+
+/* A jump out of a signal handler leaves it (os/signal_depth.c). */
 #define WRAP_JUMP(name)                                                      \
-	SK_EXPORT void name(struct __jmp_buf_tag env[1], int val)            \
+	SK_EXPORT void WRAPPER(name)(struct __jmp_buf_tag env[1], int val)            \
 	{                                                                    \
 		strip_saved_mask(env);                                       \
+		sk__signal_depth_jump(jump_target_sp(env));                  \
 		if (!REAL(name))                                             \
 			lookup();                                            \
 		if (REAL(name))                                              \
@@ -330,14 +400,14 @@ WRAP_JUMP(__longjmp_chk)
 
 /* ---- masks held while waiting --------------------------------------------- */
 
-SK_EXPORT int sigsuspend(const sigset_t *set)
+SK_EXPORT int WRAPPER(sigsuspend)(const sigset_t *set)
 {
 	sigset_t buf;
 
 	return CALL_REAL(sigsuspend, without_trap(set, &buf));
 }
 
-SK_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e,
+SK_EXPORT int WRAPPER(pselect)(int n, fd_set *r, fd_set *w, fd_set *e,
 		      const struct timespec *timeout, const sigset_t *set)
 {
 	sigset_t buf;
@@ -345,7 +415,7 @@ SK_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e,
 	return CALL_REAL(pselect, n, r, w, e, timeout, without_trap(set, &buf));
 }
 
-SK_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+SK_EXPORT int WRAPPER(ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		    const sigset_t *set)
 {
 	sigset_t buf;
@@ -353,7 +423,7 @@ SK_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout
 	return CALL_REAL(ppoll, fds, n, timeout, without_trap(set, &buf));
 }
 
-SK_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
+SK_EXPORT int WRAPPER(epoll_pwait)(int fd, struct epoll_event *ev, int max, int timeout,
 			  const sigset_t *set)
 {
 	sigset_t buf;
@@ -362,7 +432,7 @@ SK_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
 			 without_trap(set, &buf));
 }
 
-SK_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max,
+SK_EXPORT int WRAPPER(epoll_pwait2)(int fd, struct epoll_event *ev, int max,
 			   const struct timespec *timeout, const sigset_t *set)
 {
 	sigset_t buf;
@@ -373,14 +443,14 @@ SK_EXPORT int epoll_pwait2(int fd, struct epoll_event *ev, int max,
 
 /* ---- the old System V and BSD calls --------------------------------------- */
 
-SK_EXPORT int sighold(int sig)
+SK_EXPORT int WRAPPER(sighold)(int sig)
 {
 	if (sig == SIGTRAP && keeping())
 		return 0;
 	return CALL_REAL(sighold, sig);
 }
 
-SK_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 {
 	if (!REAL(sigset))
 		lookup();
@@ -396,65 +466,39 @@ SK_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
 			return SIG_ERR;
 		return cur.sa_handler;
 	}
-	return REAL(sigset)(sig, disp);
+	sighandler_t r = REAL(sigset)(sig, disp);
+	if (r == SIG_ERR)
+		return r;
+	/* The C library installed @disp past our sigaction: put it behind
+	 * the trampoline, and name the program's handler in the result. */
+	struct sigaction prev = { .sa_flags = SA_SIGINFO };
+	prev.sa_handler = r;
+	sk__signal_trampoline_unwrap(sig, &prev);
+	if (disp != SIG_HOLD && disp != SIG_DFL && disp != SIG_IGN) {
+		struct sigaction cur;
+		if (CALL_REAL(sigaction, sig, NULL, &cur) == 0)
+			(void)WRAPPER(sigaction)(sig, &cur, NULL);
+	}
+	return prev.sa_handler;
 }
 
 #define TRAP_BIT (1 << (SIGTRAP - 1)) /* sigmask(SIGTRAP) */
 
-SK_EXPORT int sigblock(int mask)
+SK_EXPORT int WRAPPER(sigblock)(int mask)
 {
 	return CALL_REAL(sigblock, keeping() ? mask & ~TRAP_BIT : mask);
 }
 
-SK_EXPORT int sigsetmask(int mask)
+SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 {
 	return CALL_REAL(sigsetmask, keeping() ? mask & ~TRAP_BIT : mask);
 }
 
 /* ---- set-up ----------------------------------------------------------------- */
 
-bool sk__sigmask_wrappers_active(void)
-{
-	/* Ours are in effect if the program's calls reach them.  Ask the way
-	 * the program does, through the first definition in the global search
-	 * order, and see whether the call arrives here: it may be ours, or a
-	 * sanitizer's interceptor that passes it on to ours (dlsym(RTLD_NEXT)
-	 * from the sanitizer runtime finds us), or, when the runtime was
-	 * loaded late by dlopen, the C library's, which never calls us. */
-	static int active = -1;
-
-	if (active < 0) {
-		int (*first)(int, const sigset_t *, sigset_t *) =
-			(int (*)(int, const sigset_t *, sigset_t *))dlsym(
-				RTLD_DEFAULT, "pthread_sigmask");
-		sigset_t cur;
-		__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
-		if (first)
-			first(SIG_BLOCK, NULL, &cur);
-		__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
-		active = keeping() &&
-			 __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
-	}
-	return active;
-}
-
-bool sk__sigmask_keeps_sigtrap(void)
-{
-	return keeping();
-}
-
-/* Priority 101 (with the objects' registration): before ordinary
- * constructors, which may already set masks or start threads. */
-__attribute__((constructor(101))) static void sigmask_init(void)
+/* Before main, so that no wrapper called from a signal handler is the first
+ * to look its function up. */
+__attribute__((constructor(101))) static void sigmask_lookup(void)
 {
 	lookup();
-	(void)keeping();
-	/* A program started with SIGTRAP blocked (an inherited mask survives
-	 * exec) would keep it in this thread and every thread it creates. */
-	if (sk__sigmask_wrappers_active()) {
-		sigset_t trap;
-		sigemptyset(&trap);
-		sigaddset(&trap, SIGTRAP);
-		raw_sigprocmask(SIG_UNBLOCK, &trap, NULL);
-	}
 }

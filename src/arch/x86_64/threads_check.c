@@ -271,7 +271,10 @@ int sk__arch_update_allowed(void)
 	struct blocker b;
 	bool warn = current_policy() == POLICY_WARN;
 	long pause = FIRST_PAUSE_NS, count;
+	int linked = sk__sigmask_link_check(); /* a static program's link */
 
+	if (linked)
+		return linked;
 	if (!scan_needed(&count))
 		return 0;
 	int r = scan_threads(&b);

@@ -31,14 +31,24 @@ void sk__trap_after_fork_child(void);
 /* sk__threads_after_fork_child - drop descriptors naming parent threads. */
 void sk__threads_after_fork_child(void);
 
-/* ---- sigmask.c ------------------------------------------------------------ */
+/* ---- sigmask.c, sigmask_probe.c ------------------------------------------- */
 
 /* sk__sigmask_wrappers_active - the program's mask-setting calls reach
  * sigmask.c's wrappers, which keep SIGTRAP out of every mask they install
  * (false when STATICKEYS_KEEP_SIGTRAP=0, or the runtime was loaded late by
  * dlopen and the C library's definitions come first). */
 bool sk__sigmask_wrappers_active(void);
+/* sk__sigmask_wrappers_reached - the program's calls reach the wrappers,
+ * whatever STATICKEYS_KEEP_SIGTRAP says (its handlers are then counted:
+ * os/signal_depth.c). */
+bool sk__sigmask_wrappers_reached(void);
 /* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
 bool sk__sigmask_keeps_sigtrap(void);
+/* sk__sigmask_probe_note - the pthread_sigmask wrapper was called. */
+void sk__sigmask_probe_note(void);
+/* sk__sigmask_link_check - 0, or -ENOTSUP (once with a message giving the
+ * link line) in a program without a dynamic linker that was linked without
+ * the wrappers (sigmask_probe.c). */
+int sk__sigmask_link_check(void);
 
 #endif /* SK_ARCH_X86_64_H */

@@ -1,0 +1,136 @@
+/*
+ * src/arch/x86_64/sigmask_probe.c - are sigmask.c's wrappers in effect, and
+ * what STATICKEYS_KEEP_SIGTRAP asks of them.
+ *
+ * Apart from the wrappers themselves, so that the static library can leave
+ * them out of a program that was not linked with them: there they are named
+ * __wrap_<function> and call __real_<function>, names that exist only when
+ * the program is linked with -Wl,--wrap=<function> for each (the link line
+ * `pkg-config --static --libs statickeys` prints, and the static CMake
+ * target carries; SK_WRAP_FUNCTIONS in src/CMakeLists.txt).  Without those
+ * options nothing refers to them, the linker leaves them out, and this file
+ * finds the wrappers are not reached.
+ *
+ * A program without a dynamic linker and without the wrappers cannot be
+ * updated safely: a thread that blocks every signal would be killed at a
+ * changing site, and a handler could not be told from ordinary code.  Its
+ * updates are refused with -ENOTSUP and a message that gives the link line
+ * (sk__sigmask_link_check).  A program with a dynamic linker that does not
+ * reach the wrappers (the runtime loaded late by dlopen) keeps going: its
+ * threads are scanned for a blocked SIGTRAP (threads_check.c), and signal
+ * handlers are found by unwinding (core/lock.c).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/x86_64/x86_64.h"
+
+/* -1: not decided yet; 0: masks honoured as given; 1: SIGTRAP kept out. */
+static int keep = -1;
+
+bool sk__sigmask_keeps_sigtrap(void)
+{
+	int k = __atomic_load_n(&keep, __ATOMIC_RELAXED);
+
+	if (k < 0) {
+		/* Only before our constructor (another library's constructor
+		 * setting a mask): the environment is readable by then. */
+		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
+		k = !(env && strcmp(env, "0") == 0);
+		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
+	}
+	return k;
+}
+
+/* Calls that reached the pthread_sigmask wrapper while
+ * sk__sigmask_wrappers_reached() was watching (any thread's call proves the
+ * same thing). */
+static int probing;
+static unsigned long probe_hits;
+
+void sk__sigmask_probe_note(void)
+{
+	if (__atomic_load_n(&probing, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&probe_hits, 1, __ATOMIC_RELAXED);
+}
+
+typedef int mask_fn(int, const sigset_t *, sigset_t *);
+
+/* The pthread_sigmask the program's own calls reach. */
+static mask_fn *programs_pthread_sigmask(void)
+{
+#ifdef SK_SIGMASK_LD_WRAP
+	/* A reference from this file is rewritten by --wrap like the
+	 * program's own. */
+	return pthread_sigmask;
+#else
+	/* The first definition in the global search order: ours, or a
+	 * sanitizer's interceptor that passes the call on to ours
+	 * (dlsym(RTLD_NEXT) from the sanitizer runtime finds us), or, when the
+	 * runtime was loaded late by dlopen, the C library's, which never
+	 * calls us. */
+	return (mask_fn *)dlsym(RTLD_DEFAULT, "pthread_sigmask");
+#endif
+}
+
+bool sk__sigmask_wrappers_reached(void)
+{
+	static int reached = -1;
+
+	if (reached < 0) {
+		mask_fn *first = programs_pthread_sigmask();
+		sigset_t cur;
+		__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
+		if (first)
+			first(SIG_BLOCK, NULL, &cur);
+		__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
+		reached = __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
+	}
+	return reached;
+}
+
+bool sk__sigmask_wrappers_active(void)
+{
+	return sk__sigmask_keeps_sigtrap() && sk__sigmask_wrappers_reached();
+}
+
+int sk__sigmask_link_check(void)
+{
+	static bool told;
+
+	/* AT_BASE is where the dynamic linker was loaded: 0 without one. */
+	if (sk__sigmask_wrappers_reached() || getauxval(AT_BASE) != 0)
+		return 0;
+	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+		sk__warn("this program is linked statically without the "
+			 "runtime's signal wrappers, so code cannot be "
+			 "changed safely: updates are refused (ENOTSUP). "
+			 "Link with the options `pkg-config --static --libs "
+			 "statickeys` prints (-Wl,--wrap=pthread_sigmask "
+			 "and the others), or the CMake target "
+			 "statickeys::statickeys_static");
+	return -ENOTSUP;
+}
+
+/* Priority 101 (with the objects' registration): before ordinary
+ * constructors, which may already set masks or start threads. */
+__attribute__((constructor(101))) static void sigmask_probe_init(void)
+{
+	(void)sk__sigmask_keeps_sigtrap();
+	if (sk__sigmask_wrappers_reached())
+		sk__signal_depth_track();
+	/* A program started with SIGTRAP blocked (an inherited mask survives
+	 * exec) would keep it in this thread and every thread it creates. */
+	if (sk__sigmask_wrappers_active()) {
+		sigset_t trap;
+		sigemptyset(&trap);
+		sigaddset(&trap, SIGTRAP);
+		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, _NSIG / 8);
+	}
+}

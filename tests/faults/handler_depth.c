@@ -1,0 +1,168 @@
+/*
+ * handler_depth.c - how the runtime tells an update from a signal handler
+ * without unwinding the stack (src/os/signal_depth.c), in the cases where a
+ * count of running handlers could go wrong:
+ *
+ * - a handler installed with signal(), sysv_signal() or SA_RESETHAND, or
+ *   running on an alternate signal stack: updates from it are refused with
+ *   -EDEADLK;
+ * - a handler that leaves by siglongjmp(): updates after the jump work, from
+ *   a shallow frame and from one deeper on the stack than the handler was;
+ * - sigaction() reports the program's own handler and flags as the old
+ *   action, not the runtime's trampoline, and SIG_IGN/SIG_DFL pass as given.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <statickeys.h>
+
+#include "../check.h"
+
+SK_DEFINE_KEY_FALSE(key);
+
+static volatile int got = 1;
+static sigjmp_buf jump;
+
+static void update_handler(int sig)
+{
+	(void)sig;
+	got = sk_key_enable(&key);
+}
+
+static void update_info_handler(int sig, siginfo_t *info, void *uc)
+{
+	(void)info;
+	(void)uc;
+	update_handler(sig);
+}
+
+static void jump_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(jump, 1);
+}
+
+static void expect_refused(const char *how)
+{
+	CHECK(got == -EDEADLK, "%s: an update from the handler returned %d, "
+	      "want -EDEADLK", how, got);
+	CHECK(!sk_key_enabled(&key), "%s: the key turned on", how);
+	got = 1;
+}
+
+static void handlers_refuse(void)
+{
+	struct sigaction sa;
+
+	signal(SIGUSR1, update_handler);
+	raise(SIGUSR1);
+	expect_refused("signal()");
+
+	sysv_signal(SIGUSR1, update_handler);
+	raise(SIGUSR1);
+	expect_refused("sysv_signal()");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = update_info_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	expect_refused("SA_RESETHAND|SA_NODEFER");
+	sigaction(SIGUSR1, NULL, &sa);
+	CHECK(sa.sa_handler == SIG_DFL, "SA_RESETHAND: the handler stayed");
+
+	/* On an alternate stack, nowhere near the thread's own. */
+	stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16 };
+	CHECK(ss.ss_sp && sigaltstack(&ss, NULL) == 0, "sigaltstack failed");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = update_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	raise(SIGUSR2);
+	expect_refused("sigaltstack");
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	free(ss.ss_sp);
+}
+
+/* Deeper on the stack than the handler that was left ran. */
+__attribute__((noinline)) static int enable_deep(int n)
+{
+	volatile char pad[4096];
+
+	pad[0] = (char)n;
+	if (n > 0)
+		return enable_deep(n - 1) + pad[0] - (char)n;
+	return sk_key_enable(&key);
+}
+
+static void jumps_leave(bool altstack)
+{
+	struct sigaction sa;
+	stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16 };
+
+	CHECK(ss.ss_sp != NULL, "malloc");
+	if (altstack)
+		sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = jump_handler;
+	sa.sa_flags = altstack ? SA_ONSTACK : 0;
+	sigaction(SIGUSR1, &sa, NULL);
+	if (sigsetjmp(jump, 1) == 0)
+		raise(SIGUSR1);
+	int r = sk_key_enable(&key);
+	CHECK(r == 0 && sk_key_enabled(&key), "after a siglongjmp out of a "
+	      "handler%s: enable returned %d", altstack ? " (altstack)" : "", r);
+	sk_key_disable(&key);
+	if (sigsetjmp(jump, 1) == 0)
+		raise(SIGUSR1);
+	r = enable_deep(8);
+	CHECK(r == 0 && sk_key_enabled(&key), "after a siglongjmp out of a "
+	      "handler%s, 32 KiB deeper: enable returned %d",
+	      altstack ? " (altstack)" : "", r);
+	sk_key_disable(&key);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	free(ss.ss_sp);
+}
+
+static void old_action_round_trip(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = update_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR1, NULL, &old);
+	CHECK(old.sa_handler == update_handler &&
+	      !(old.sa_flags & SA_SIGINFO) && (old.sa_flags & SA_RESTART),
+	      "oldact of a plain handler: %p flags %#x", (void *)old.sa_handler,
+	      old.sa_flags);
+	sa.sa_sigaction = update_info_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, &old);
+	CHECK(old.sa_handler == update_handler, "oldact when replaced: %p",
+	      (void *)old.sa_handler);
+	sigaction(SIGUSR1, NULL, &old);
+	CHECK(old.sa_sigaction == update_info_handler &&
+	      (old.sa_flags & SA_SIGINFO), "oldact of an SA_SIGINFO handler");
+	CHECK((void *)signal(SIGUSR1, SIG_IGN) == (void *)update_info_handler,
+	      "signal() did not return the program's handler");
+	sigaction(SIGUSR1, NULL, &old);
+	CHECK(old.sa_handler == SIG_IGN, "SIG_IGN did not pass as given");
+	signal(SIGUSR1, SIG_DFL);
+}
+
+int main(void)
+{
+	handlers_refuse();
+	jumps_leave(false);
+	jumps_leave(true);
+	old_action_round_trip();
+	CHECK(sk_key_enable(&key) == 0, "an ordinary update failed");
+	return check_summary();
+}

@@ -17,18 +17,31 @@
 
 #include "core/core.h"
 
+/* The planned changes.  A few fit in the list itself: most updates change
+ * a handful of sites, and then the slow path allocates nothing. */
+#define PATCHES_INLINE 8
+
 struct patch_list {
-	struct sk__patch *v;
+	struct sk__patch *v; /* inline_v, or malloc'd once it overflows */
 	size_t n, cap;
+	struct sk__patch inline_v[PATCHES_INLINE];
 };
 
 static int list_push(struct patch_list *l, const struct sk__patch *p)
 {
+	if (!l->v) {
+		l->v = l->inline_v;
+		l->cap = PATCHES_INLINE;
+	}
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct sk__patch *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap = l->cap < 64 ? 64 : l->cap * 2;
+		bool was_inline = l->v == l->inline_v;
+		struct sk__patch *v =
+			realloc(was_inline ? NULL : l->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		if (was_inline)
+			memcpy(v, l->inline_v, sizeof(l->inline_v));
 		l->v = v;
 		l->cap = cap;
 	}
@@ -159,7 +172,8 @@ static int apply_list(struct patch_list *l, int r)
 			qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
 		r = apply_batches(l->v, l->n);
 	}
-	free(l->v);
+	if (l->v != l->inline_v)
+		free(l->v);
 	return r;
 }
 
@@ -171,7 +185,7 @@ static bool keys_ever_updated;
 
 int sk__update_locked(const struct sk__key_target *targets, size_t n)
 {
-	struct patch_list l = { 0 };
+	struct patch_list l = { .v = NULL };
 	int r = 0;
 
 	keys_ever_updated = true;
@@ -197,7 +211,7 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 
 int sk__update_object_locked(struct sk__object *obj)
 {
-	struct patch_list l = { 0 };
+	struct patch_list l = { .v = NULL };
 	int r = 0;
 
 	const struct sk__site_entry *e = obj->sites_start;

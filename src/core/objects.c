@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "core/core.h"
@@ -337,6 +338,12 @@ static void unique_keys(struct sk__object *obj)
 
 	if (obj->nkeys < 2)
 		return;
+	/* C and Rust list each key once, in address order: nothing to do. */
+	bool ascending = true;
+	for (size_t i = 1; i < obj->nkeys && ascending; i++)
+		ascending = (uintptr_t)obj->keys[i - 1] < (uintptr_t)obj->keys[i];
+	if (ascending)
+		return;
 	qsort(obj->keys, obj->nkeys, sizeof(*obj->keys), ptr_cmp);
 	for (size_t i = 0; i < obj->nkeys; i++)
 		if (kept == 0 || obj->keys[kept - 1] != obj->keys[i])
@@ -446,12 +453,18 @@ registered_tables(const struct sk__site_entry *sites_start,
  */
 static void pin_runtime(void)
 {
-	Dl_info info;
+	Dl_info info, program;
+	unsigned long entry = getauxval(AT_ENTRY);
 
-	if (dladdr((void *)&sk__objects_add, &info) && info.dli_fname &&
-	    *info.dli_fname)
-		(void)dlopen(info.dli_fname,
-			     RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+	if (!dladdr((void *)&sk__objects_add, &info) || !info.dli_fname ||
+	    !*info.dli_fname)
+		return;
+	/* Linked into the program: nothing unloads it, and a NOLOAD lookup
+	 * of the program's own path would open the file to compare it. */
+	if (entry && dladdr((void *)entry, &program) &&
+	    program.dli_fbase == info.dli_fbase)
+		return;
+	(void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 void sk__objects_add(struct sk__object_handle *handle,

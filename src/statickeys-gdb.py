@@ -57,10 +57,23 @@ def _is_site(addr):
         # the first the site's address relative to itself.
         tables, count = _u64(index), _u64(index + 8)
         inferior = gdb.selected_inferior()
+
+        def site(entries, i):
+            e = entries + 16 * i
+            return e + struct.unpack("<i", bytes(inferior.read_memory(e, 4)))[0]
         for t in range(min(count, 4096)):
-            lo, hi, entries, n, _ = struct.unpack(
+            lo, hi, entries, n, ascending = struct.unpack(
                 "<5Q", bytes(inferior.read_memory(tables + 40 * t, 40)))
             if not lo <= addr < hi or n > 1 << 24:
+                continue
+            if ascending:  # by halves, as the trap handler does
+                first, last = 0, n
+                while first < last:
+                    mid = (first + last) // 2
+                    v = site(entries, mid)
+                    if v == addr:
+                        return True
+                    first, last = (mid + 1, last) if v < addr else (first, mid)
                 continue
             raw = bytes(inferior.read_memory(entries, 16 * n))
             for i, (code, _, _, _) in enumerate(struct.iter_unpack("<4i", raw)):

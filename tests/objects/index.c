@@ -75,16 +75,16 @@ static bool plugin_sites_show(const unsigned char *first, bool jump)
 	       sites_show(first + 5 * PLUGIN_HALF + 1, PLUGIN_HALF, jump);
 }
 
-static const struct sk__object *object_holding(const void *p)
+/* Whether the registered object holding @p has its table in address order
+ * (read under the lock, as the registry is). */
+static bool table_ascends(const void *p)
 {
-	const struct sk__object *found = NULL;
-
 	CHECK(sk__lock() == 0, "lock");
-	for (struct sk__object *o = sk__objects; o; o = o->next)
-		if ((uintptr_t)p >= o->lo && (uintptr_t)p < o->hi)
-			found = o;
+	const struct sk__object *o = sk__object_of((uintptr_t)p);
+	bool ascends = o && o->sorted;
 	sk__unlock();
-	return found;
+	CHECK(o != NULL, "an object holds %p", p);
+	return ascends;
 }
 
 /* Deliver a late trap at @site to the installed handler; where it resumes
@@ -113,7 +113,7 @@ static void many_sites_follow_their_key(size_t heap_at_start)
 {
 	CHECK(heap_at_start < MANY, "registration allocated %zu bytes for "
 	      "%d sites (nothing per site expected)", heap_at_start, MANY);
-	CHECK(object_holding(ski_many_sites)->sorted,
+	CHECK(table_ascends(ski_many_sites),
 	      "the program's table is in address order");
 	size_t before = heap_in_use();
 	CHECK(sk_key_enable(&ski_many) == 0, "enable ski_many");
@@ -129,7 +129,7 @@ static void many_sites_follow_their_key(size_t heap_at_start)
 
 static void late_key_reaches_unsorted_plugin(const unsigned char *plugin)
 {
-	CHECK(!object_holding(plugin)->sorted,
+	CHECK(!table_ascends(plugin),
 	      "the plugin's table is not in address order");
 	CHECK(sk_key_enable(&ski_late) == 0, "enable ski_late");
 	CHECK(sites_show(ski_late_sites, LATE, true), "program's sites jump");

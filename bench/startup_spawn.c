@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 		samples_free(&s[p]);
 	}
 	json_end(&j);
+	json_str(&j, "status", "ok");
 	json_end(&j);
 	return json_close(&j) ? 1 : 0;
 }

@@ -17,8 +17,9 @@
  *
  * A SIGTRAP is delivered when the trapping thread next returns to user space,
  * which can be after its batch retired (the thread was preempted in between).
- * Such a late trap finds no batch; if the address is a known site whose first
- * byte is no longer int3, the thread simply re-executes the (now complete)
+ * Such a late trap finds no batch; if the address is a known site (looked up
+ * in the registered objects' own site tables, in place) whose first byte is
+ * no longer int3, the thread simply re-executes the (now complete)
  * instruction.  Anything else is not ours and goes to the handler that was
  * installed before us, or to the default action.
  */

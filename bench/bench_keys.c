@@ -48,6 +48,7 @@ static const struct {
 	int (*run)(int argc, char **argv, struct json *j);
 } experiments[] = {
 	{ "latency", exp_update_latency },
+	{ "floor", exp_flip_floor },
 	{ "commit", exp_commit },
 	{ "traps", exp_trap_hits },
 	{ "disturb", exp_disturbance },
@@ -58,7 +59,7 @@ static const struct {
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s latency|commit|traps|disturb|locks|threads "
+		fprintf(stderr, "usage: %s latency|floor|commit|traps|disturb|locks|threads "
 				"[--json FILE] [options]\n", argv[0]);
 		return 2;
 	}

@@ -15,6 +15,7 @@ struct sk_key;
 #define BENCH_SKIPPED 77
 
 int exp_update_latency(int argc, char **argv, struct json *j);
+int exp_flip_floor(int argc, char **argv, struct json *j);
 int exp_commit(int argc, char **argv, struct json *j);
 int exp_trap_hits(int argc, char **argv, struct json *j);
 int exp_disturbance(int argc, char **argv, struct json *j);

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rust_bench  # noqa: E402  (experiment 9)
+import startup_bench  # noqa: E402  (experiment 10)
 
 MODES = ("batched", "one_by_one", "mprotect")
 
@@ -196,6 +197,7 @@ def main():
                plot_disturbance, plot_locks, plot_threads):
         fn(res, out)
     rust_bench.plot(res, out, save, plt)
+    startup_bench.plot(res, out, save, plt)
 
 
 if __name__ == "__main__":

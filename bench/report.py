@@ -6,6 +6,7 @@ kernel's published figures are printed beside ours, always labelled as a
 reference: they were measured on other hardware, in the kernel.
 """
 import rust_bench  # experiment 9 (bench/rust_bench.py)
+import startup_bench  # experiment 10 (bench/startup_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -137,9 +138,28 @@ def _thread_goals(res):
                   v is not None and v <= 1.5, "<= 1.5")]
 
 
+def _floor_goals(res):
+    f = res.get("flip_floor") or {}
+    out = []
+    for writer, limit in (("procmem", 1.2), ("mprotect", None)):
+        v = (f.get(writer) or {}).get("ratio")
+        v = round(v, 2) if v is not None else None
+        name = ("1-site flip / its floor, %s writer (medians, same run)"
+                % writer)
+        if limit is None:
+            out.append({"goal": name, "target": "reported", "value": v,
+                        "status": "REPORTED" if v is not None
+                        else "NOT MEASURED"})
+        else:
+            out.append(_goal(name, v, v is not None and v <= limit,
+                             "<= %.1f" % limit))
+    return out
+
+
 def goals(res):
-    return (_branch_goals(res) + _update_goals(res) + _other_goals(res) +
-            _thread_goals(res))
+    return (_branch_goals(res) + _update_goals(res) + _floor_goals(res) +
+            _other_goals(res) + _thread_goals(res) +
+            startup_bench.goals(res, _goal))
 
 
 def _fmt(v, nd=2):
@@ -237,6 +257,16 @@ def _section_update(res):
     if info.get("pwrite_1byte_us") is not None:
         s += ("\nOne 1-byte pwrite to /proc/self/mem on a code page, same "
               "run: %s us (median).\n" % _fmt(info["pwrite_1byte_us"]))
+    fl = res.get("flip_floor") or {}
+    if fl:
+        s += ("\n1-site flip against its floor, alternating in one run "
+              "(floor: the protocol's system calls alone on the site's code "
+              "page; procmem: 3 one-byte pwrites + 3 membarriers; mprotect: "
+              "2 mprotects + 3 byte stores + 2 membarriers):\n\n")
+        s += _table(["writer", "flip median us", "floor median us",
+                     "flip / floor", "flips"],
+                    [[w, v["flip_median_us"], v["floor_median_us"],
+                      v["ratio"], v["flips"]] for w, v in fl.items()])
     mc = info.get("mprotect_calls_per_flip") or []
     if mc:
         s += ("\nmprotect writer, protection changes per flip (strace -c, "
@@ -408,7 +438,7 @@ def render(res):
     for fn in (_section_branch, _section_pipe, _section_update,
                _section_commit, _section_trap, _section_disturbance,
                _section_locks, _section_threads, rust_bench.section,
-               _section_plots):
+               startup_bench.section, _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

@@ -22,6 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 import rust_bench  # noqa: E402
+import startup_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -33,13 +34,13 @@ SIZES = {
                  flips=20, min_flips=20, commit_flips=20, traps=2000,
                  trap_flips=200, disturb_flips=1000, disturb_idle=300,
                  disturb_reps=3, lock_ms=3000, thread_flips=200,
-                 thread_scan_flips=20),
+                 thread_scan_flips=20, floor_rounds=500),
     "quick": dict(loop=(100000, 1100000), time_iter=50000, time_reps=5,
                   pipe_msgs=20000, pipe_runs=3, pipe_cg=(1000, 3000),
                   flips=6, min_flips=3, commit_flips=6, traps=300,
                   trap_flips=30, disturb_flips=200, disturb_idle=100,
                   disturb_reps=1, lock_ms=500, thread_flips=40,
-                  thread_scan_flips=5),
+                  thread_scan_flips=5, floor_rounds=100),
 }
 
 LOOP_VARIANTS = ["empty", "static_off", "static_on", "flag", "flag_on",
@@ -404,16 +405,27 @@ def run_all(bdir, out, sz, results):
     def threads():
         results["threads"] = exp_threads(bdir, out, sz)
 
+    def floor():
+        results["flip_floor"] = run_json(
+            [os.path.join(bdir, "bench_keys"), "floor", "--rounds",
+             str(sz["floor_rounds"])], out, "flip_floor").get("flip_floor")
+
+    def startup():
+        results["startup"] = startup_bench.experiment(bdir,
+                                                      sz is SIZES["quick"])
+
     def rust():
         results["rust"] = rust_bench.experiment(os.path.dirname(bdir), out,
                                                 sz is SIZES["quick"])
 
     for name, fn in (("1 branch cost", branch), ("2 pipe ping-pong", pipe),
                      ("3 update latency", update),
+                     ("3b 1-site flip against its floor", floor),
                      ("4 multi-key commit", commit_), ("5 trap path", trap),
                      ("6 disturbance", disturb), ("7 lock hold/wait", locks),
                      ("8 threads", threads),
-                     ("9 rust: statickeys vs static-keys", rust)):
+                     ("9 rust: statickeys vs static-keys", rust),
+                     ("10 start-up and memory per site", startup)):
         guarded(results, name, fn)
 
 

@@ -45,6 +45,13 @@ run(latency ${WORK_DIR}/latency.json
          update_latency.0.sites_written_per_flip update_latency.0.layout
          update_latency.1.layout pwrite_1byte_us core_syncs_total
   COMMAND ${BENCH_DIR}/bench_keys latency --sites 56 --flips 2 --min-flips 2)
+run(floor ${WORK_DIR}/floor.json
+  FIELDS flip_floor.procmem.ratio flip_floor.procmem.floor_median_us
+         flip_floor.mprotect.ratio
+  COMMAND ${BENCH_DIR}/bench_keys floor --rounds 3)
+run(startup ${WORK_DIR}/startup.json
+  FIELDS startup.0.median_us startup.0.runs
+  COMMAND ${BENCH_DIR}/bench_startup --runs 3 /bin/true)
 run(commit ${WORK_DIR}/commit.json
   FIELDS commit.0.keys commit.0.mode commit.0.median_us commit.0.syncs_per_change
   COMMAND ${BENCH_DIR}/bench_keys commit --flips 2)

@@ -63,19 +63,33 @@ def _is_site(addr):
         index = _u64(_u64(where))
         if index == 0:
             return False
-        addrs, n = _u64(index), _u64(index + 8)
-        lo, hi = 0, n
-        for _ in range(64):  # a sorted array; bounded in case it changes
-            if lo >= hi:
-                break
-            mid = (lo + hi) // 2
-            v = _u64(addrs + 8 * mid)
-            if v == addr:
-                return True
-            if v < addr:
-                lo = mid + 1
-            else:
-                hi = mid
+        # Each registered object's site entries, read in place: records of
+        # five words (lo, hi, entries, n, sorted); an entry is four int32s,
+        # the first the site's address relative to itself.
+        tables, count = _u64(index), _u64(index + 8)
+        inferior = gdb.selected_inferior()
+
+        def site(entries, i):
+            e = entries + 16 * i
+            return e + struct.unpack("<i", bytes(inferior.read_memory(e, 4)))[0]
+        for t in range(min(count, 4096)):
+            lo, hi, entries, n, ascending = struct.unpack(
+                "<5Q", bytes(inferior.read_memory(tables + 40 * t, 40)))
+            if not lo <= addr < hi or n > 1 << 24:
+                continue
+            if ascending:  # by halves, as the trap handler does
+                first, last = 0, n
+                while first < last:
+                    mid = (first + last) // 2
+                    v = site(entries, mid)
+                    if v == addr:
+                        return True
+                    first, last = (mid + 1, last) if v < addr else (first, mid)
+                continue
+            raw = bytes(inferior.read_memory(entries, 16 * n))
+            for i, (code, _, _, _) in enumerate(struct.iter_unpack("<4i", raw)):
+                if entries + 16 * i + code == addr:
+                    return True
     except (gdb.MemoryError, gdb.error):
         pass
     return False

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "os/os.h"
+#include "statickeys/object.h"
 
 #define SK__SITE_MAX 8 /* bytes; the largest site of any architecture */
 
@@ -96,9 +97,32 @@ int sk__arch_update_allowed(void);
 
 /* ==== Traps (architectures whose protocol traps; no-ops elsewhere) ======== */
 
-/* sk__trap_set_sites - the sorted addresses of all live sites, for traps
- * that arrive after their batch retired. Takes ownership of @addrs. */
-void sk__trap_set_sites(uintptr_t *addrs, size_t n);
+/* sk__entry_code - the address of the site an entry records (the entry's
+ * fields are relative to themselves: statickeys/arch/<arch>.h). */
+static inline uintptr_t sk__entry_code(const struct sk__site_entry *e)
+{
+	return (uintptr_t)&e->code + (uintptr_t)(intptr_t)e->code;
+}
+
+/* sk__site_table - one registered object's site entries, read where the
+ * linker left them (no copy): the trap handler's answer to "is this address
+ * a site?" for traps that arrive after their batch retired.  Searched by
+ * halves when @sorted (entries ascend by site address, the usual layout:
+ * compilers and linkers emit sites in code order), else read through (such
+ * traps are rare: a thread preempted between its trap and the signal).
+ * All fields are machine words, in this order: the gdb script
+ * (statickeys-gdb.py) reads them. */
+struct sk__site_table {
+	uintptr_t lo, hi; /* the object's address span */
+	const struct sk__site_entry *entries;
+	size_t n;
+	size_t sorted; /* 1: ascending site addresses */
+};
+
+/* sk__trap_set_sites - the site tables of all registered objects, for traps
+ * that arrive after their batch retired; returns once no handler can still
+ * be reading the previous ones.  Takes ownership of @tables (malloc'd). */
+void sk__trap_set_sites(struct sk__site_table *tables, size_t n);
 /* sk__trap_forget_stuck - drop stuck sites in [@lo, @hi), an object that is
  * being unloaded; returns once no handler can still be reading them. */
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);

@@ -142,8 +142,9 @@ static void describe_locked(struct sk_key_info *info, const struct found *f,
 	info->initial = (f->key->magic & SK__KEY_INIT_TRUE) != 0;
 	info->count = v >= 0 ? v : 1;
 	for (struct sk__object *o = sk__objects; o; o = o->next) {
+		const uint32_t *idx;
 		size_t ns;
-		sk__object_sites_of(o, f->key, &ns);
+		(void)sk__object_key_sites(o, f->key, &idx, &ns);
 		info->nsites += ns;
 		info->nobjects += ns != 0;
 	}

@@ -4,6 +4,7 @@
  *   key.c        kernel semantics of enable/disable/inc/dec
  *   update.c     key states -> the sites that must change, in batches
  *   objects.c    the registry of linked objects, their sites and keys
+ *   site_index.c an object's site entries read in place; its index by key
  *   site_name.c  naming a site in messages (function, object)
  *   lock.c       the patch lock; "are we in a signal handler?"
  *   config.c     the public sk_config_* setters
@@ -24,11 +25,17 @@
 #include "statickeys/key.h"
 #include "statickeys/object.h"
 
+/* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
+static inline bool sk__key_is_valid(const struct sk_key *key)
+{
+	return key && (key->magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC;
+}
+
 /* ---- objects.c: the registry of linked objects ---------------------------------------------------------- */
 
 #define SK__MAX_SEGMENTS 4
 
-/* sk__site - a decoded site entry. */
+/* sk__site - a decoded site entry (sk__object_site). */
 struct sk__site {
 	uintptr_t code;
 	uintptr_t target;
@@ -40,8 +47,15 @@ struct sk__site {
 struct sk__object {
 	struct sk__object *next;
 	struct sk__object_handle *handle;
-	struct sk__site *sites; /* sorted by (key, code) */
-	size_t nsites;
+	/* Its site entries are read where the linker put them (sites_start,
+	 * below): nothing per site is copied at registration. */
+	size_t nentries;
+	size_t nsites; /* entries that name a valid key */
+	size_t nlinux; /* of which kernel-style sites (SK__SITE_LINUX_KEY) */
+	bool sorted;   /* entries ascend by site address */
+	/* Its sites by key: built by the first update that reaches the object
+	 * (site_index.c), NULL until then. */
+	struct sk__key_index *by_key;
 	struct sk_key **keys; /* keys defined in this object; each key is
 				 listed by one registered object only */
 	size_t nkeys;
@@ -61,9 +75,36 @@ struct sk__object {
 /* The registered objects, newest first.  Read and changed under the lock. */
 extern struct sk__object *sk__objects;
 
-/* sk__object_sites_of - the sites of @key in @obj, or NULL with *n == 0. */
-struct sk__site *sk__object_sites_of(struct sk__object *obj,
-				     const struct sk_key *key, size_t *n);
+/* ---- site_index.c: an object's sites, read in place -------------------- */
+
+/* Inline: registration reads every entry of every object through these,
+ * and start-up time is what that costs. */
+
+/* sk__object_entry - entry @i (< nentries) of @obj's site table. */
+static inline const struct sk__site_entry *
+sk__object_entry(const struct sk__object *obj, size_t i)
+{
+	return &obj->sites_start[i];
+}
+
+/* sk__entry_key - the key an entry names (NULL: an undefined weak key),
+ * through the object's GOT slot the entry points at. */
+static inline struct sk_key *sk__entry_key(const struct sk__site_entry *e)
+{
+	return *(struct sk_key *const *)((const char *)&e->key + e->key);
+}
+/* sk__object_site - entry @i of @obj, decoded. */
+void sk__object_site(const struct sk__object *obj, size_t i,
+		     struct sk__site *out);
+/* sk__object_key_sites - the entry numbers of @key's sites in @obj (*n of
+ * them, in table order), building the object's index by key at the first
+ * call.  Return: 0 or -ENOMEM. */
+int sk__object_key_sites(struct sk__object *obj, const struct sk_key *key,
+			 const uint32_t **sites, size_t *n);
+void sk__key_index_free(struct sk__key_index *ix);
+
+/* ---- objects.c, continued ----------------------------------------------- */
+
 /* sk__object_segment_of - the executable segment holding @addr, or NULL. */
 const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr);
@@ -74,8 +115,6 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 		       char *buf, size_t len);
 /* sk__object_of - the registered object whose segments hold @addr. */
 const struct sk__object *sk__object_of(uintptr_t addr);
-/* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
-bool sk__key_is_valid(const struct sk_key *key);
 /* sk__key_adopt_zeroed - an all-zero kernel-style key becomes a valid false
  * key (see SK__SITE_LINUX_KEY). */
 void sk__key_adopt_zeroed(struct sk_key *key);

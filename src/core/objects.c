@@ -41,17 +41,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "core/core.h"
 
 struct sk__object *sk__objects;
 void (*sk__object_added_hook)(struct sk__object *obj);
-
-bool sk__key_is_valid(const struct sk_key *key)
-{
-	return key && (key->magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC;
-}
 
 /*
  * A kernel-style key (statickeys/linux.h) that nobody initialised is a false
@@ -70,35 +66,6 @@ void sk__key_adopt_zeroed(struct sk_key *key)
 					    __ATOMIC_RELAXED);
 }
 
-static int site_cmp(const void *a, const void *b)
-{
-	const struct sk__site *x = a, *y = b;
-
-	if (x->key != y->key)
-		return (uintptr_t)x->key < (uintptr_t)y->key ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-struct sk__site *sk__object_sites_of(struct sk__object *obj,
-				     const struct sk_key *key, size_t *n)
-{
-	size_t lo = 0, hi = obj->nsites;
-
-	/* lower bound of key in the (key, code)-sorted array */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if ((uintptr_t)obj->sites[mid].key < (uintptr_t)key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t end = lo;
-	while (end < obj->nsites && obj->sites[end].key == key)
-		end++;
-	*n = end - lo;
-	return *n ? &obj->sites[lo] : NULL;
-}
-
 const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr)
 {
@@ -114,44 +81,110 @@ static const char *display_name(const struct sk__object *obj)
 	return obj->path && *obj->path ? obj->path : "the program";
 }
 
-static int decode_sites(struct sk__object *obj,
-			const struct sk__site_entry *start,
-			const struct sk__site_entry *stop)
+/*
+ * One runtime per process.  A program that links the static library without
+ * exporting it, and loads a plugin linked with the shared one, has two: each
+ * patches only the objects registered with it, so a key flipped through one
+ * never reaches the other's sites.  To say so instead of failing silently,
+ * each runtime stamps the keys its objects define with bits of its own
+ * address (bits 1..15 of the key's magic, unused otherwise) and checks the
+ * stamp of every key its sites name.
+ */
+#define RUNTIME_STAMP_MASK 0xfffeu
+
+static unsigned runtime_stamp(void)
+{
+	unsigned s = (unsigned)((uintptr_t)&sk__objects >> 3) &
+		     RUNTIME_STAMP_MASK;
+
+	return s ? s : 2;
+}
+
+static void stamp_keys(const struct sk__object *obj, unsigned stamp)
+{
+	for (size_t i = 0; i < obj->nkeys; i++) {
+		unsigned *m = &obj->keys[i]->magic;
+		unsigned old = __atomic_load_n(m, __ATOMIC_RELAXED);
+		if (!(old & RUNTIME_STAMP_MASK))
+			__atomic_compare_exchange_n(m, &old, old | stamp, false,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+	}
+}
+
+/* A site whose key another runtime stamped: say so once per process. */
+static inline void check_one_runtime(const struct sk__object *obj,
+				     const struct sk_key *key, unsigned stamp)
+{
+	static bool warned;
+	unsigned other = __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
+			 RUNTIME_STAMP_MASK;
+
+	if (__builtin_expect(!other || other == stamp, 1) ||
+	    __atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+		return;
+	sk__warn("key '%s', used by %s, belongs to another copy of the "
+		 "statickeys runtime in this process: updates through one copy "
+		 "do not reach the other's sites; link one runtime only (see "
+		 "README, \"One runtime per process\")", key->name,
+		 display_name(obj));
+}
+
+/* Say why a site will never change: its key is missing or not a key. */
+static void warn_bad_site(const struct sk__object *obj,
+			  const struct sk__site_entry *e)
+{
+	struct sk_key *key = sk__entry_key(e);
+	void *code = (void *)sk__entry_code(e);
+
+	if (!key)
+		sk__warn("site %p in %s names an undefined weak key; it keeps "
+			 "its compiled direction", code, display_name(obj));
+	else
+		sk__warn("site %p in %s names %p, which is not a key defined "
+			 "with SK_DEFINE_KEY_*; ignoring the site", code,
+			 display_name(obj), (void *)key);
+}
+
+/*
+ * The one pass over an object's site entries that registration makes before
+ * taking the lock: count the valid ones, give kernel-style zeroed keys their
+ * magic, warn about the others and about keys of another runtime, and see
+ * whether the table ascends by address (the trap handler then searches it by
+ * halves).  Nothing is copied: updates read the entries in place
+ * (site_index.c).  A key this object defines has no stamp yet (stamp_keys
+ * runs under the lock), which is right: it is this runtime's.
+ */
+static void scan_sites(struct sk__object *obj,
+		       const struct sk__site_entry *start,
+		       const struct sk__site_entry *stop)
 {
 	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
+	size_t valid = 0, linux_style = 0;
+	uintptr_t last = 0;
+	unsigned stamp = runtime_stamp();
+	bool sorted = true;
 
-	obj->sites = n ? calloc(n, sizeof(*obj->sites)) : NULL;
-	if (n && !obj->sites)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
-		struct sk__site *s = &obj->sites[obj->nsites];
-		struct sk_key *const *slot = (struct sk_key *const *)(
-			(const char *)&e->key + e->key);
-		s->code = (uintptr_t)&e->code + (intptr_t)e->code;
-		s->target = (uintptr_t)&e->target + (intptr_t)e->target;
-		s->key = *slot;
-		s->branch = (unsigned)e->flags & SK__SITE_LIKELY;
-		if (s->key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
-			sk__key_adopt_zeroed(s->key);
-		if (!s->key) {
-			sk__warn("site %p in %s names an undefined weak key; it "
-				 "keeps its compiled direction", (void *)s->code,
-				 display_name(obj));
+		struct sk_key *key = sk__entry_key(e);
+		uintptr_t code = sk__entry_code(e);
+		sorted &= code > last || i == 0;
+		last = code;
+		if (key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
+			sk__key_adopt_zeroed(key);
+		if (!sk__key_is_valid(key)) {
+			warn_bad_site(obj, e);
 			continue;
 		}
-		if (!sk__key_is_valid(s->key)) {
-			sk__warn("site %p in %s names %p, which is not a key "
-				 "defined with SK_DEFINE_KEY_*; ignoring the site",
-				 (void *)s->code, display_name(obj),
-				 (void *)s->key);
-			continue;
-		}
-		obj->nsites++;
+		valid++;
+		linux_style += ((unsigned)e->flags & SK__SITE_LINUX_KEY) != 0;
+		check_one_runtime(obj, key, stamp);
 	}
-	if (obj->nsites)
-		qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
-	return 0;
+	obj->nentries = n;
+	obj->nsites = valid;
+	obj->nlinux = linux_style;
+	obj->sorted = sorted;
 }
 
 struct phdr_search {
@@ -211,45 +244,39 @@ static void describe_object(struct sk__object *obj, const void *probe)
 	dl_iterate_phdr(find_segments, &ps);
 }
 
-static int addr_cmp(const void *a, const void *b)
-{
-	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Give the trap handler the addresses of every live site; returns once no
- * handler can still be reading the previous index.  Without memory for the
- * new index the handler gets none at all rather than a stale one that may
- * name an unloaded object's code: a late trap is then passed on to the
- * previous SIGTRAP handler, a trap during a batch is still resolved.
+ * Give the trap handler every registered object's site table (in place:
+ * one small record per object); returns once no handler can still be
+ * reading the previous list.  Without memory for the new list the handler
+ * gets none at all rather than a stale one that may name an unloaded
+ * object's code: a late trap is then passed on to the previous SIGTRAP
+ * handler, a trap during a batch is still resolved.
  */
 static void publish_site_index(void)
 {
 	size_t n = 0, k = 0;
 
 	for (struct sk__object *o = sk__objects; o; o = o->next)
-		n += o->nsites;
-	uintptr_t *addrs = n ? malloc(n * sizeof(*addrs)) : NULL;
-	if (n && !addrs) {
+		n += o->nentries != 0;
+	struct sk__site_table *t = n ? malloc(n * sizeof(*t)) : NULL;
+	if (n && !t) {
 		sk__warn("out of memory indexing sites for the trap handler");
 		sk__trap_set_sites(NULL, 0);
 		return;
 	}
 	for (struct sk__object *o = sk__objects; o; o = o->next)
-		for (size_t i = 0; i < o->nsites; i++)
-			addrs[k++] = o->sites[i].code;
-	if (n) /* qsort's array argument must not be NULL, even for 0 */
-		qsort(addrs, n, sizeof(*addrs), addr_cmp);
-	sk__trap_set_sites(addrs, n);
+		if (o->nentries)
+			t[k++] = (struct sk__site_table){ o->lo, o->hi,
+							  o->sites_start,
+							  o->nentries, o->sorted };
+	sk__trap_set_sites(t, n);
 }
 
 static void object_free(struct sk__object *obj)
 {
 	if (!obj)
 		return;
-	free(obj->sites);
+	sk__key_index_free(obj->by_key);
 	free(obj->keys);
 	free(obj->path);
 	free(obj);
@@ -311,6 +338,12 @@ static void unique_keys(struct sk__object *obj)
 
 	if (obj->nkeys < 2)
 		return;
+	/* C and Rust list each key once, in address order: nothing to do. */
+	bool ascending = true;
+	for (size_t i = 1; i < obj->nkeys && ascending; i++)
+		ascending = (uintptr_t)obj->keys[i - 1] < (uintptr_t)obj->keys[i];
+	if (ascending)
+		return;
 	qsort(obj->keys, obj->nkeys, sizeof(*obj->keys), ptr_cmp);
 	for (size_t i = 0; i < obj->nkeys; i++)
 		if (kept == 0 || obj->keys[kept - 1] != obj->keys[i])
@@ -329,8 +362,10 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 	if (!obj)
 		return NULL;
 	describe_object(obj, s0 ? (const void *)s0 : (const void *)k0);
-	if (!obj->path || decode_sites(obj, s0, s1) != 0)
+	if (!obj->path)
 		goto fail;
+	obj->sites_start = s0;
+	scan_sites(obj, s0, s1);
 	obj->keys = nkeys ? calloc(nkeys, sizeof(*obj->keys)) : NULL;
 	if (nkeys && !obj->keys)
 		goto fail;
@@ -410,56 +445,6 @@ registered_tables(const struct sk__site_entry *sites_start,
 }
 
 /*
- * One runtime per process.  A program that links the static library without
- * exporting it, and loads a plugin linked with the shared one, has two: each
- * patches only the objects registered with it, so a key flipped through one
- * never reaches the other's sites.  To say so instead of failing silently,
- * each runtime stamps the keys its objects define with bits of its own
- * address (bits 1..15 of the key's magic, unused otherwise) and checks the
- * stamp of every key its sites name.
- */
-#define RUNTIME_STAMP_MASK 0xfffeu
-
-static unsigned runtime_stamp(void)
-{
-	unsigned s = (unsigned)((uintptr_t)&sk__objects >> 3) &
-		     RUNTIME_STAMP_MASK;
-
-	return s ? s : 2;
-}
-
-static void stamp_keys(const struct sk__object *obj, unsigned stamp)
-{
-	for (size_t i = 0; i < obj->nkeys; i++) {
-		unsigned *m = &obj->keys[i]->magic;
-		unsigned old = __atomic_load_n(m, __ATOMIC_RELAXED);
-		if (!(old & RUNTIME_STAMP_MASK))
-			__atomic_compare_exchange_n(m, &old, old | stamp, false,
-						    __ATOMIC_RELAXED,
-						    __ATOMIC_RELAXED);
-	}
-}
-
-static void check_one_runtime(const struct sk__object *obj, unsigned stamp)
-{
-	static bool warned;
-
-	for (size_t i = 0; i < obj->nsites && !warned; i++) {
-		const struct sk_key *key = obj->sites[i].key;
-		unsigned other = __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
-				 RUNTIME_STAMP_MASK;
-		if (!other || other == stamp)
-			continue;
-		warned = true;
-		sk__warn("key '%s', used by %s, belongs to another copy of the "
-			 "statickeys runtime in this process: updates through "
-			 "one copy do not reach the other's sites; link one "
-			 "runtime only (see README, \"One runtime per process\")",
-			 key->name, display_name(obj));
-	}
-}
-
-/*
  * The runtime installs process-wide handlers (SIGTRAP, fork) that point into
  * the object containing it, so that object must never be unmapped.  The
  * shared library is linked -z nodelete; a copy of the static library inside
@@ -468,12 +453,18 @@ static void check_one_runtime(const struct sk__object *obj, unsigned stamp)
  */
 static void pin_runtime(void)
 {
-	Dl_info info;
+	Dl_info info, program;
+	unsigned long entry = getauxval(AT_ENTRY);
 
-	if (dladdr((void *)&sk__objects_add, &info) && info.dli_fname &&
-	    *info.dli_fname)
-		(void)dlopen(info.dli_fname,
-			     RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+	if (!dladdr((void *)&sk__objects_add, &info) || !info.dli_fname ||
+	    !*info.dli_fname)
+		return;
+	/* Linked into the program: nothing unloads it, and a NOLOAD lookup
+	 * of the program's own path would open the file to compare it. */
+	if (entry && dladdr((void *)entry, &program) &&
+	    program.dli_fbase == info.dli_fbase)
+		return;
+	(void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 void sk__objects_add(struct sk__object_handle *handle,
@@ -519,7 +510,6 @@ void sk__objects_add(struct sk__object_handle *handle,
 	obj->handles = 1;
 	settle_key_owners(obj);
 	stamp_keys(obj, runtime_stamp());
-	check_one_runtime(obj, runtime_stamp());
 	obj->next = sk__objects;
 	sk__objects = obj;
 	handle->object = obj;

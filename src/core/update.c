@@ -1,8 +1,8 @@
 /*
  * src/core/update.c - from key states to the sites that must change.
  *
- * For every target key, every object is asked for that key's sites (a binary
- * search in its (key, code)-sorted table).  A site whose instruction already
+ * For every target key, every object is asked for that key's sites (its
+ * index by key, site_index.c, built by the first update that reaches it).  A site whose instruction already
  * matches is skipped, so repeated or redundant updates write nothing.  A site
  * that holds neither of its two valid instructions has been changed by
  * something else - most often a debugger's breakpoint or a uprobe on the site
@@ -17,18 +17,31 @@
 
 #include "core/core.h"
 
+/* The planned changes.  A few fit in the list itself: most updates change
+ * a handful of sites, and then the slow path allocates nothing. */
+#define PATCHES_INLINE 8
+
 struct patch_list {
-	struct sk__patch *v;
+	struct sk__patch *v; /* inline_v, or malloc'd once it overflows */
 	size_t n, cap;
+	struct sk__patch inline_v[PATCHES_INLINE];
 };
 
 static int list_push(struct patch_list *l, const struct sk__patch *p)
 {
+	if (!l->v) {
+		l->v = l->inline_v;
+		l->cap = PATCHES_INLINE;
+	}
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct sk__patch *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap = l->cap < 64 ? 64 : l->cap * 2;
+		bool was_inline = l->v == l->inline_v;
+		struct sk__patch *v =
+			realloc(was_inline ? NULL : l->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		if (was_inline)
+			memcpy(v, l->inline_v, sizeof(l->inline_v));
 		l->v = v;
 		l->cap = cap;
 	}
@@ -77,12 +90,14 @@ static int plan_site(struct patch_list *l, const struct sk__object *obj,
 	struct sk__patch p;
 	bool jump = on ^ (site->branch != 0);
 
-	sk__arch_encode(site->code, site->target, false, nop);
-	sk__arch_encode(site->code, site->target, true, jmp);
+	/* The common case first, and cheaply: the site already shows it (every
+	 * site of an object registered before any key changed). */
+	sk__arch_encode(site->code, site->target, jump, jump ? jmp : nop);
+	if (memcmp((const void *)site->code, jump ? jmp : nop, size) == 0)
+		return 0;
+	sk__arch_encode(site->code, site->target, !jump, jump ? nop : jmp);
 	memcpy(p.old_insn, (const void *)site->code, size);
 	memcpy(p.new_insn, jump ? jmp : nop, size);
-	if (memcmp(p.old_insn, p.new_insn, size) == 0)
-		return 0;
 	if (memcmp(p.old_insn, jump ? nop : jmp, size) != 0) {
 		/* Another tool's int3 over byte 0 of a site that already has
 		 * the wanted tail: nothing to write (object registration while
@@ -140,30 +155,51 @@ static int apply_batches(struct sk__patch *v, size_t n)
 	return 0;
 }
 
+static bool in_address_order(const struct patch_list *l)
+{
+	for (size_t i = 1; i < l->n; i++)
+		if (l->v[i - 1].addr > l->v[i].addr)
+			return false;
+	return true;
+}
+
 static int apply_list(struct patch_list *l, int r)
 {
 	if (r == 0 && l->n) {
-		/* Tables are sorted by key, then address: a batch over one key
-		 * in one object is already in order; merge the rest. */
-		qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
+		/* Sites are planned in table order, which is address order in
+		 * most objects: one key in one such object needs no sort. */
+		if (!in_address_order(l))
+			qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
 		r = apply_batches(l->v, l->n);
 	}
-	free(l->v);
+	if (l->v != l->inline_v)
+		free(l->v);
 	return r;
 }
 
+/* No key has left its initial state while this is false: a key turns on or
+ * off only through sk__update_locked() (key.c, the control plane's commits,
+ * the start-up state), so until the first call every native site of an
+ * object being registered already shows its key's state. */
+static bool keys_ever_updated;
+
 int sk__update_locked(const struct sk__key_target *targets, size_t n)
 {
-	struct patch_list l = { 0 };
+	struct patch_list l = { .v = NULL };
 	int r = 0;
+
+	keys_ever_updated = true;
 
 	for (struct sk__object *o = sk__objects; o && r == 0; o = o->next) {
 		for (size_t t = 0; t < n && r == 0; t++) {
+			const uint32_t *idx;
 			size_t ns;
-			struct sk__site *s =
-				sk__object_sites_of(o, targets[t].key, &ns);
-			for (size_t i = 0; i < ns && r == 0; i++)
-				r = plan_site(&l, o, &s[i], targets[t].on);
+			struct sk__site s;
+			r = sk__object_key_sites(o, targets[t].key, &idx, &ns);
+			for (size_t i = 0; i < ns && r == 0; i++) {
+				sk__object_site(o, idx[i], &s);
+				r = plan_site(&l, o, &s, targets[t].on);
+			}
 		}
 	}
 	/* Only key updates are checked: an object being registered is not
@@ -175,13 +211,31 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 
 int sk__update_object_locked(struct sk__object *obj)
 {
-	struct patch_list l = { 0 };
+	struct patch_list l = { .v = NULL };
 	int r = 0;
 
-	for (size_t i = 0; i < obj->nsites && r == 0; i++) {
-		const struct sk__site *s = &obj->sites[i];
-		bool on = __atomic_load_n(&s->key->enabled, __ATOMIC_ACQUIRE) != 0;
-		r = plan_site(&l, obj, s, on);
+	const struct sk__site_entry *e = obj->sites_start;
+	size_t n = keys_ever_updated || obj->nlinux ? obj->nentries : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sk_key *key = sk__entry_key(&e[i]);
+		if (!sk__key_is_valid(key))
+			continue;
+		/* A native site is compiled for its key's initial state (the
+		 * key's type: statickeys/branch.h); like the kernel's modules,
+		 * only sites of keys that are not in that state now change.
+		 * A kernel-style one may be compiled for either (the old API's
+		 * static_key_true() on a false key): it is always looked at.
+		 * Relaxed: a key turns on or off only under the lock, held. */
+		bool on = __atomic_load_n(&key->enabled, __ATOMIC_RELAXED) != 0;
+		if (on == ((key->magic & SK__KEY_INIT_TRUE) != 0) &&
+		    !((unsigned)e[i].flags & SK__SITE_LINUX_KEY))
+			continue;
+		struct sk__site s;
+		sk__object_site(obj, i, &s);
+		r = plan_site(&l, obj, &s, on);
+		if (r)
+			break;
 	}
 	return apply_list(&l, r);
 }

@@ -104,7 +104,7 @@ int main(void)
 	for (struct sk__object *o = sk__objects; o; o = o->next)
 		if ((uintptr_t)probe >= o->lo && (uintptr_t)probe < o->hi &&
 		    o->nsites)
-			site = o->sites[0].code;
+			site = sk__entry_code(sk__object_entry(o, 0));
 	sk__unlock();
 	CHECK(site != 0, "found a site of the plugin");
 

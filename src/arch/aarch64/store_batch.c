@@ -124,10 +124,10 @@ int sk__arch_update_allowed(void)
 }
 
 /* No traps: nothing resolves site addresses, nothing is ever stuck. */
-void sk__trap_set_sites(uintptr_t *addrs, size_t n)
+void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 {
 	(void)n;
-	free(addrs);
+	free(tables);
 }
 
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)

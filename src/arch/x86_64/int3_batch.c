@@ -50,6 +50,10 @@
 #include "arch/x86_64/x86_64.h"
 
 
+/* Batches of up to this many sites plan on the stack: the common small
+ * update allocates nothing. */
+#define BATCH_INLINE 8
+
 struct batch {
 	struct sk__patch *p;
 	size_t n;
@@ -57,6 +61,8 @@ struct batch {
 	size_t nruns;
 	unsigned char *image;    /* patch i's site bytes at i * site size; a
 				    run's bytes are contiguous there too */
+	struct sk__span inline_runs[BATCH_INLINE];
+	unsigned char inline_image[BATCH_INLINE * SK__SITE_MAX];
 };
 
 /* Two sites whose bytes touch may be written together: no foreign byte
@@ -73,8 +79,10 @@ static int batch_plan(struct batch *b)
 {
 	size_t site = sk__arch_site_size;
 
-	b->runs = calloc(b->n, sizeof(*b->runs));
-	b->image = malloc(b->n * site);
+	bool small = b->n <= BATCH_INLINE;
+
+	b->runs = small ? b->inline_runs : malloc(b->n * sizeof(*b->runs));
+	b->image = small ? b->inline_image : malloc(b->n * site);
 	if (!b->runs || !b->image)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
@@ -88,6 +96,7 @@ static int batch_plan(struct batch *b)
 			r->len = site;
 			r->segment = p->segment;
 			r->bytes = b->image + i * site;
+			r->whole_word = false;
 		}
 		memcpy(b->image + i * site, p->old_insn, site);
 	}
@@ -96,8 +105,10 @@ static int batch_plan(struct batch *b)
 
 static void batch_free(struct batch *b)
 {
-	free(b->runs);
-	free(b->image);
+	if (b->runs != b->inline_runs)
+		free(b->runs);
+	if (b->image != b->inline_image)
+		free(b->image);
 }
 
 /* Step 1 may only write over the bytes update.c planned from.  A debugger

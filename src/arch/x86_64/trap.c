@@ -17,8 +17,9 @@
  *
  * A SIGTRAP is delivered when the trapping thread next returns to user space,
  * which can be after its batch retired (the thread was preempted in between).
- * Such a late trap finds no batch; if the address is a known site whose first
- * byte is no longer int3, the thread simply re-executes the (now complete)
+ * Such a late trap finds no batch; if the address is a known site (looked up
+ * in the registered objects' own site tables, in place) whose first byte is
+ * no longer int3, the thread simply re-executes the (now complete)
  * instruction.  Anything else is not ours and goes to the handler that was
  * installed before us, or to the default action.
  */
@@ -36,8 +37,10 @@ struct trap_batch {
 	size_t n;
 };
 
+/* The registered objects' site tables (late traps); the first two words
+ * are read by the gdb script (statickeys-gdb.py). */
 struct site_index {
-	uintptr_t *addrs;
+	struct sk__site_table *tables;
 	size_t n;
 };
 
@@ -49,7 +52,7 @@ static unsigned long readers;
 
 static struct sigaction chained; /* what was installed before us */
 
-/* Where the sorted site addresses are, for the gdb script installed with
+/* Where the site tables are, for the gdb script installed with
  * the library (src/statickeys-gdb.py): gdb stops at a SIGTRAP before our
  * handler runs, and this is how the script tells our traps from others. */
 SK_API struct site_index *const *const sk__debugger_sites = &live_sites;
@@ -72,19 +75,35 @@ static const struct sk__patch *batch_find(const struct trap_batch *b,
 	return NULL;
 }
 
-static bool index_has(const struct site_index *s, uintptr_t addr)
+static bool table_has(const struct sk__site_table *t, uintptr_t addr)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi = t->n;
 
+	if (!t->sorted) {
+		for (size_t i = 0; i < t->n; i++)
+			if (sk__entry_code(&t->entries[i]) == addr)
+				return true;
+		return false;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->addrs[mid] == addr)
+		uintptr_t code = sk__entry_code(&t->entries[mid]);
+		if (code == addr)
 			return true;
-		if (s->addrs[mid] < addr)
+		if (code < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return false;
+}
+
+static bool index_has(const struct site_index *s, uintptr_t addr)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (addr >= s->tables[i].lo && addr < s->tables[i].hi &&
+		    table_has(&s->tables[i], addr))
+			return true;
 	return false;
 }
 
@@ -293,16 +312,16 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
 	free(old);
 }
 
-void sk__trap_set_sites(uintptr_t *addrs, size_t n)
+void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 {
 	struct site_index *next = NULL;
 
-	if (addrs) {
+	if (tables) {
 		next = malloc(sizeof(*next));
 		if (!next) {
-			free(addrs);
+			free(tables);
 		} else {
-			next->addrs = addrs;
+			next->tables = tables;
 			next->n = n;
 		}
 	}
@@ -310,7 +329,7 @@ void sk__trap_set_sites(uintptr_t *addrs, size_t n)
 		__atomic_exchange_n(&live_sites, next, __ATOMIC_SEQ_CST);
 	wait_for_readers();
 	if (old) {
-		free(old->addrs);
+		free(old->tables);
 		free(old);
 	}
 }

@@ -48,6 +48,22 @@ bool sk__sigmask_keeps_sigtrap(void)
 	return k;
 }
 
+/* SIGTRAP's action changed through the sigaction wrapper this many times:
+ * while the wrappers are in effect, the trap handler's installer need not
+ * ask the kernel at every batch whether ours is still the one installed
+ * (sk__trap_install). */
+static unsigned long sigtrap_actions;
+
+void sk__sigmask_note_sigtrap_action(void)
+{
+	__atomic_fetch_add(&sigtrap_actions, 1, __ATOMIC_SEQ_CST);
+}
+
+unsigned long sk__sigmask_sigtrap_actions(void)
+{
+	return __atomic_load_n(&sigtrap_actions, __ATOMIC_SEQ_CST);
+}
+
 /* Calls that reached the pthread_sigmask wrapper while
  * sk__sigmask_wrappers_reached() was watching (any thread's call proves the
  * same thing). */

@@ -202,14 +202,27 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
 	errno = saved_errno;
 }
 
+/* SIGTRAP's action as of our last look (sk__sigmask_sigtrap_actions), or
+ * ~0: look at the next batch. */
+static unsigned long actions_seen = ~0UL;
+
 int sk__trap_install(void)
 {
 	struct sigaction cur;
+	/* While the program's calls reach the sigaction wrapper, a change of
+	 * SIGTRAP's action is counted there: with none since our last look,
+	 * ours is still installed, and the batch saves a system call. */
+	bool counted = sk__sigmask_wrappers_active();
+	unsigned long before = sk__sigmask_sigtrap_actions();
 
+	if (counted && before == actions_seen)
+		return 0;
 	if (sigaction(SIGTRAP, NULL, &cur) != 0)
 		return -errno;
-	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler) {
+		actions_seen = counted ? before : ~0UL;
 		return 0;
+	}
 	/* First install, or the program replaced us since: chain to whatever
 	 * is there now, so its own breakpoints keep reaching it. */
 	struct sigaction sa;
@@ -228,6 +241,9 @@ int sk__trap_install(void)
 	chained = cur;
 	if (sigaction(SIGTRAP, &sa, NULL) != 0)
 		return -errno;
+	/* Our own install was counted too; another in between makes the
+	 * next batch look again. */
+	actions_seen = counted ? before + 1 : ~0UL;
 	return 0;
 }
 

@@ -56,6 +56,11 @@ bool sk__sigmask_keeps_sigtrap(void);
 void sk__sigmask_ready(void);
 /* sk__sigmask_probe_note - the pthread_sigmask wrapper was called. */
 void sk__sigmask_probe_note(void);
+/* sk__sigmask_note_sigtrap_action - the sigaction wrapper is changing
+ * SIGTRAP's action (the program's, or ours). */
+void sk__sigmask_note_sigtrap_action(void);
+/* sk__sigmask_sigtrap_actions - how many times it has, so far. */
+unsigned long sk__sigmask_sigtrap_actions(void);
 /* sk__sigmask_link_check - 0, or -ENOTSUP (once with a message giving the
  * link line) in a program without a dynamic linker that was linked without
  * the wrappers (sigmask_probe.c). */

@@ -21,6 +21,10 @@
 #include "statickeys/arch/x86_64.h"
 #define SK_HAVE_PATCHED_SITES 1
 #define SK__BRANCH SK__ARCH_BRANCH
+#elif defined(__i386__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
+#include "statickeys/arch/i386.h"
+#define SK_HAVE_PATCHED_SITES 1
+#define SK__BRANCH SK__ARCH_BRANCH
 #elif defined(__aarch64__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
 #include "statickeys/arch/aarch64.h"
 #define SK_HAVE_PATCHED_SITES 1

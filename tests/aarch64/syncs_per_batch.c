@@ -17,8 +17,8 @@
 #define ARCH "aarch64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch */
 #define SYNCS_MAX 1
-#elif defined(__x86_64__) && SK_HAVE_PATCHED_SITES
-#define ARCH "x86-64"
+#elif (defined(__x86_64__) || defined(__i386__)) && SK_HAVE_PATCHED_SITES
+#define ARCH "x86"
 #define SYNCS_MIN 1 /* the int3 protocol: at most 3 (the mprotect writer's */
 #define SYNCS_MAX 3 /* closing protection change may stand for the last) */
 #endif

@@ -124,6 +124,9 @@ DECLARE_REAL(sighandler_t, sigset, int, sighandler_t);
 DECLARE_REAL(int, sigblock, int);
 DECLARE_REAL(int, sigsetmask, int);
 
+/* On i386, whose versions start at GLIBC_2.0, the x86-64 names below are
+ * not found and dlsym's default version is taken: the same function, each
+ * having one version there but pthread_sigmask (asked for as 2.32). */
 static void *next_definition(const char *name, const char *version)
 {
 	void *f = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
@@ -232,11 +235,16 @@ int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 }
 
 /* Programs built against glibc 2.32 and later call pthread_sigmask@GLIBC_2.32,
- * older ones @GLIBC_2.2.5 (it then lived in libpthread): define both. */
+ * older ones @GLIBC_2.2.5 (GLIBC_2.0 on i386; it then lived in libpthread):
+ * define both. */
 SK_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	__attribute__((alias("sk__pthread_sigmask")));
-#ifdef SK_SIGMASK_SYMVER
+#if defined(SK_SIGMASK_SYMVER) && defined(__i386__)
+__asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.0");
+#elif defined(SK_SIGMASK_SYMVER)
 __asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.2.5");
+#endif
+#ifdef SK_SIGMASK_SYMVER
 SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 					 sigset_t *old)
 {

@@ -25,6 +25,11 @@
 #include "statickeys/arch/i386.h"
 #define SK_HAVE_PATCHED_SITES 1
 #define SK__BRANCH SK__ARCH_BRANCH
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(__GNUC__) &&     \
+	!defined(SK_NO_ASM_GOTO)
+#include "statickeys/arch/riscv64.h"
+#define SK_HAVE_PATCHED_SITES 1
+#define SK__BRANCH SK__ARCH_BRANCH
 #elif defined(__aarch64__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
 #include "statickeys/arch/aarch64.h"
 #define SK_HAVE_PATCHED_SITES 1

@@ -59,6 +59,8 @@
 
 #if SK_HAVE_PATCHED_SITES && defined(__aarch64__) /* arch hook */
 #include "statickeys/arch/aarch64_slot.h"
+#elif SK_HAVE_PATCHED_SITES && defined(__riscv)
+#include "statickeys/arch/riscv64_slot.h"
 #elif SK_HAVE_PATCHED_SITES && defined(__i386__)
 #include "statickeys/arch/i386_slot.h"
 #elif SK_HAVE_PATCHED_SITES

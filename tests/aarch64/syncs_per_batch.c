@@ -13,7 +13,11 @@
 
 #include "../check.h"
 
-#if defined(__aarch64__) && SK_HAVE_PATCHED_SITES
+#if defined(__riscv) && SK_HAVE_PATCHED_SITES
+#define ARCH "riscv64"
+#define SYNCS_MIN 1 /* exactly one, whatever the batch (icache.c) */
+#define SYNCS_MAX 1
+#elif defined(__aarch64__) && SK_HAVE_PATCHED_SITES
 #define ARCH "aarch64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch */
 #define SYNCS_MAX 1

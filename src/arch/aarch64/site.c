@@ -74,6 +74,27 @@ void sk__arch_set_pc(void *ucontext, uintptr_t pc)
 	uc->uc_mcontext.pc = pc;
 }
 
+bool sk__arch_reaches(uintptr_t addr, uintptr_t target)
+{
+	intptr_t off = (intptr_t)(target - addr);
+
+	return off >= -(1L << 27) && off < (1L << 27); /* B: +-128 MiB */
+}
+
+/* The cache maintenance of store_batch.c's step 2, per site. */
+void sk__arch_flush_site(uintptr_t addr, size_t len)
+{
+	__builtin___clear_cache((char *)addr, (char *)addr + len);
+}
+
+/* Step 3: one membarrier SYNC_CORE (os/sync.c). */
+int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
+	return sk__sync_cores();
+}
+
 void sk__arch_serialize_self(void)
 {
 	/* ISB is the context synchronisation event for this CPU. */

@@ -81,8 +81,11 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-compile_error!("statickeys supports x86-64 Linux only");
+#[cfg(not(all(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
+    target_os = "linux"
+)))]
+compile_error!("statickeys supports x86-64, i686 and riscv64 Linux only");
 
 mod registration;
 
@@ -506,13 +509,7 @@ macro_rules! __define_static_key {
         );
         // Listed in the object's "sk_keys" section, like the C macros' keys,
         // so the runtime names it even without sites.  "R": lld must keep it.
-        $crate::__private::global_asm!(
-            ".pushsection sk_keys, \"awR\"",
-            ".balign 8",
-            ".quad {key}",
-            ".popsection",
-            key = sym $key,
-        );
+        $crate::__key_listing!($key);
     };
 }
 
@@ -539,6 +536,7 @@ macro_rules! static_branch_likely {
 // fields in "sk_sites".  The label is "2:" because labels made of 0s and 1s
 // trip the binary_asm_labels lint; nostack keeps LLVM from realigning the
 // stack on the taken path.
+#[cfg(target_arch = "x86_64")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -569,5 +567,123 @@ macro_rules! __static_branch {
             }
             $likely
         }
+    };
+}
+
+// The i686 site, byte for byte statickeys/arch/i386.h: the kernel's 32-bit
+// NOP5 (3e 8d 74 26 00) or a JMP rel32; the entry's key field points at the
+// site's own 4-byte key slot in ".data.rel.ro.sk_keyslots" (i386 has no
+// PC-relative GOT data relocation).
+#[cfg(target_arch = "x86")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        'sk_site: {
+            unsafe {
+                $crate::__private::asm!(
+                    "2:",
+                    ".if {jump}",
+                    ".byte 0xe9",
+                    ".long {yes} - (2b + 5)",
+                    ".else",
+                    ".byte 0x3e, 0x8d, 0x74, 0x26, 0x00",
+                    ".endif",
+                    ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"",
+                    ".balign 4",
+                    "3: .long {key}",
+                    ".popsection",
+                    ".pushsection sk_sites, \"a?R\"",
+                    ".balign 4",
+                    ".long 2b - ., {yes} - .",
+                    ".long 3b - ., {likely}",
+                    ".popsection",
+                    key = sym $key,
+                    likely = const $likely as u32,
+                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
+                    yes = label {
+                        break 'sk_site !$likely;
+                    },
+                    options(nostack),
+                );
+            }
+            $likely
+        }
+    };
+}
+
+// The riscv64 site, byte for byte statickeys/arch/riscv64.h: a 4-aligned,
+// never compressed NOP or "j" (JAL x0) to the "yes" label; the entry's key
+// field points at the site's own 8-byte key slot.
+#[cfg(target_arch = "riscv64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        'sk_site: {
+            unsafe {
+                $crate::__private::asm!(
+                    ".balign 4",
+                    ".option push",
+                    ".option norvc",
+                    "2:",
+                    ".if {jump}",
+                    "j {yes}",
+                    ".else",
+                    "nop",
+                    ".endif",
+                    ".option pop",
+                    ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"",
+                    ".balign 8",
+                    "3: .quad {key}",
+                    ".popsection",
+                    ".pushsection sk_sites, \"a?R\"",
+                    ".balign 4",
+                    ".long 2b - ., {yes} - .",
+                    ".long 3b - ., {likely}",
+                    ".popsection",
+                    key = sym $key,
+                    likely = const $likely as u32,
+                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
+                    yes = label {
+                        break 'sk_site !$likely;
+                    },
+                    options(nostack),
+                );
+            }
+            $likely
+        }
+    };
+}
+
+// A key's entry in its object's "sk_keys" section (a pointer to it), like
+// the C macros' listing.  "R": lld must keep it.
+#[cfg(target_pointer_width = "64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __key_listing {
+    ($key:ident) => {
+        $crate::__private::global_asm!(
+            ".pushsection sk_keys, \"awR\"",
+            ".balign 8",
+            ".quad {key}",
+            ".popsection",
+            key = sym $key,
+        );
+    };
+}
+
+#[cfg(target_pointer_width = "32")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __key_listing {
+    ($key:ident) => {
+        $crate::__private::global_asm!(
+            ".pushsection sk_keys, \"awR\"",
+            ".balign 4",
+            ".long {key}",
+            ".popsection",
+            key = sym $key,
+        );
     };
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+const char sk__arch_name[] = "x86_64";
 const unsigned sk__arch_site_size = 5;
 const bool sk__arch_tlb_ipi_serialises = true;
 const unsigned char sk__arch_trap_byte = 0xcc;

@@ -1,34 +1,47 @@
 #!/usr/bin/env bash
-# cross.sh MODE SRC XBUILD CMAKE CTEST [QEMU]
-# The aarch64 port, from an x86-64 host: cross-build with
-# cmake/toolchains/aarch64-linux-gnu.cmake into XBUILD and run under
-# qemu-user 10+ (QEMU, else $SK_QEMU_AARCH64, else qemu-aarch64 on PATH).
-#   tests    build, then run the C tests there (ctest) minus those listed
-#            in excluded.txt, each with its reason
-#   install  cmake --install into a fresh prefix: aarch64 library, the same
-#            headers, pkg-config and CMake package files; a consumer built
-#            through each and run
-#   clang    the site header, the self-test and the aarch64 tests built by clang
-#            --target=aarch64-linux-gnu, linked with the cross-built runtime
-#            by GNU ld and by lld
-#   e2e      tests/control/e2e.sh with the aarch64 skdemo and skctl
+# cross.sh ARCH MODE SRC XBUILD CMAKE CTEST [QEMU [CMAKE_ARG...]]
+# A port, from an x86-64 host: cross-build the whole default tree with
+# cmake/toolchains/<triple>.cmake into XBUILD and run it under qemu-user 10+
+# (QEMU, or the conf's emulator in the directory QEMU, else $SK_QEMU_<ARCH>,
+# else the conf's emulator on PATH).  ARCH names
+# tests/cross/ARCH.conf (the triple, the emulator, the ELF machine, the
+# Debian packages, what the clang mode builds) and tests/cross/ARCH.excluded
+# (tests not run there, each with its reason).  CMAKE_ARGs are added to the
+# cross configure (-DSTATICKEYS_BACKEND=portable, say).
+#   tests    build, then run the C tests there (ctest) minus the excluded
+#            ones, each named with its reason (bench_smoke among them: every
+#            benchmark program in its tiny mode, a functional check only)
+#   install  cmake --install into a fresh prefix: the target's library, the
+#            same headers, pkg-config and CMake package files; a consumer
+#            built through each and run
+#   clang    the site header, the self-test and the arch tests built by clang
+#            --target=<triple>, linked with the cross-built runtime by GNU ld
+#            and by lld
+#   e2e      tests/control/e2e.sh with the target's skdemo and skctl
 # Exit 77 (skipped) with the reason when the cross toolchain or qemu 10 is
 # missing (.ci/run installs both).
 set -euo pipefail
-mode=$1 src=$2 xbuild=$3 cmake=$4 ctest=$5 qemu=${6:-}
-here=$src/tests/aarch64
-triple=aarch64-linux-gnu
-sysroot=/usr/$triple
+arch=$1 mode=$2 src=$3 xbuild=$4 cmake=$5 ctest=$6 qemu=${7:-}
+shift $(($# < 7 ? $# : 7))
+extra_cmake_args=("$@")
+here=$src/tests/cross
+[ -r "$here/$arch.conf" ] || { echo "FAILED: no $here/$arch.conf" >&2; exit 1; }
+# shellcheck source=aarch64.conf
+. "$here/$arch.conf"
+[ -d "$qemu" ] && qemu=$qemu/$qemu_name
+sysroot=${sysroot:-/usr/$triple}
+toolchain=$src/cmake/toolchains/$triple.cmake
+qemu_var=SK_QEMU_$(tr '[:lower:]' '[:upper:]' <<<"$arch")
 
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
-command -v $triple-gcc >/dev/null && command -v $triple-g++ >/dev/null ||
-  skip "no aarch64 cross compiler ($triple-gcc, $triple-g++: Debian packages" \
-       "gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)"
+# C++ is optional: without the target's g++ the C++ tests are not built.
+command -v $triple-gcc >/dev/null ||
+  skip "no $arch cross compiler ($triple-gcc; Debian packages: $packages)"
 [ -e $sysroot/lib/libc.so.6 ] ||
-  skip "no aarch64 C library in $sysroot (libc6-dev-arm64-cross)"
-for q in "$qemu" "${SK_QEMU_AARCH64:-}" "$(command -v qemu-aarch64 || true)"; do
+  skip "no $arch C library in $sysroot (Debian packages: $packages)"
+for q in "$qemu" "${!qemu_var:-}" "$(command -v $qemu_name || true)"; do
   [ -n "$q" ] && [ -x "$q" ] || continue
   v=$("$q" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
   if [ -n "$v" ] && [ "$v" -ge 10 ]; then qemu=$q; break; fi
@@ -37,38 +50,38 @@ for q in "$qemu" "${SK_QEMU_AARCH64:-}" "$(command -v qemu-aarch64 || true)"; do
   qemu=
 done
 [ -n "$qemu" ] && [ -x "$qemu" ] ||
-  skip "no qemu-aarch64 10 or newer (tests/aarch64/fetch_qemu_user.sh DIR" \
-       "fetches it from Debian bookworm-backports; pass DIR/usr/bin/qemu-aarch64" \
-       "as SK_QEMU_AARCH64)"
+  skip "no $qemu_name 10 or newer (tests/cross/fetch_qemu_user.sh DIR" \
+       "fetches it from Debian bookworm-backports; pass DIR/usr/bin/$qemu_name" \
+       "as $qemu_var)"
 run() { "$qemu" -L $sysroot "$@"; }
-is_aarch64() { $triple-readelf -h "$1" 2>/dev/null | grep -q 'Machine: *AArch64'; }
+is_target() { $triple-readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
 echo "cross compiler: $($triple-gcc --version | head -1)"
 echo "emulator: $("$qemu" --version | head -1)"
 
 jobs=${SK_CROSS_JOBS:-2}
 build() {
   "$cmake" -S "$src" -B "$xbuild" \
-    -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/aarch64-linux-gnu.cmake" \
-    -DSK_QEMU_AARCH64="$qemu" -DSTATICKEYS_BUILD_BENCH=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$xbuild.configure.log" 2>&1 ||
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra_cmake_args[@]}" \
+    > "$xbuild.configure.log" 2>&1 ||
     { cat "$xbuild.configure.log"; fail "cross configure"; }
   "$cmake" --build "$xbuild" -j "$jobs" > "$xbuild.build.log" 2>&1 ||
     { tail -50 "$xbuild.build.log"; fail "cross build (log: $xbuild.build.log)"; }
-  is_aarch64 "$xbuild/src/libstatickeys.so" ||
-    fail "$xbuild/src/libstatickeys.so is not an aarch64 object"
+  is_target "$xbuild/src/libstatickeys.so" ||
+    fail "$xbuild/src/libstatickeys.so is not an $arch object"
   echo "cross build: $xbuild"
 }
 
 case $mode in
 tests)
   build
-  # excluded.txt: "test-name-regex  reason" per line.
-  regex= ; echo "excluded under aarch64/qemu-user, with the reason:"
+  # ARCH.excluded: "test-name-regex  reason" per line.
+  regex= ; echo "excluded under $arch/qemu-user, with the reason:"
   while read -r name reason; do
     case $name in ''|'#'*) continue ;; esac
     echo "  $name: $reason"
     regex=${regex:+$regex|}$name
-  done < "$here/excluded.txt"
+  done < "$here/$arch.excluded"
   cd "$xbuild"
   "$ctest" -N -E "$regex" | tail -1
   "$ctest" -j "$jobs" --output-on-failure --timeout 600 -E "$regex"
@@ -79,18 +92,18 @@ install)
   trap 'rm -rf "$prefix"' EXIT
   "$cmake" --install "$xbuild" --prefix "$prefix" > /dev/null
   ok=0
-  for f in include/statickeys.h include/statickeys/arch/aarch64.h \
+  for f in include/statickeys.h include/statickeys/arch/generic.h \
            include/statickeys/arch/x86_64.h include/statickeys/branch.h \
            lib/pkgconfig/statickeys.pc lib/cmake/statickeys/statickeysConfig.cmake \
            lib/libstatickeys.so lib/libstatickeys.a; do
     [ -e "$prefix/$f" ] || fail "installed prefix lacks $f"
     ok=$((ok + 1))
   done
-  is_aarch64 "$prefix/lib/libstatickeys.so" ||
-    fail "installed libstatickeys.so is not aarch64"
+  is_target "$prefix/lib/libstatickeys.so" ||
+    fail "installed libstatickeys.so is not $arch"
   diff -r "$src/include" "$prefix/include" ||
     fail "installed headers differ from the source tree's"
-  echo "prefix $prefix: $ok files present, library is aarch64, headers identical"
+  echo "prefix $prefix: $ok files present, library is $arch, headers identical"
   # A consumer through pkg-config.
   cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags statickeys)
   libs=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs statickeys)
@@ -109,7 +122,7 @@ target_link_libraries(selftest_cmake PRIVATE statickeys::statickeys)
 set_target_properties(selftest_cmake PROPERTIES BUILD_RPATH "$prefix/lib")
 CM
   "$cmake" -S "$prefix/consumer" -B "$prefix/consumer/build" \
-    -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/aarch64-linux-gnu.cmake" \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
     -Dstatickeys_DIR="$prefix/lib/cmake/statickeys" \
     > "$prefix/consumer.log" 2>&1 || { cat "$prefix/consumer.log"; fail "consumer configure"; }
   "$cmake" --build "$prefix/consumer/build" >> "$prefix/consumer.log" 2>&1 ||
@@ -127,8 +140,7 @@ clang)
   linkers=(bfd)
   command -v ld.lld >/dev/null && linkers+=(lld) ||
     echo "note: ld.lld not installed: the lld-linked variants are not built"
-  for t in core/selftest.c aarch64/syncs_per_batch.c aarch64/static_keys.c \
-           aarch64/static_keys_cxx.cpp; do
+  for t in $clang_tests; do
   for ld in "${linkers[@]}"; do
     exe=$out/$(basename "${t%.*}").$ld
     cc=clang; case $t in *.cpp) cc="clang++ -std=gnu++17" ;; esac
@@ -136,19 +148,20 @@ clang)
       -ffunction-sections -fdata-sections -fuse-ld=$ld -Wl,--gc-sections \
       "$src/tests/$t" -o "$exe" -L"$xbuild/src" -lstatickeys \
       -Wl,-rpath,"$xbuild/src"
-    is_aarch64 "$exe" || fail "$exe is not aarch64"
-    # The sites must be patched ones (a NOP or B in the site table), not the
-    # portable fallback.
+    is_target "$exe" || fail "$exe is not $arch"
+    # The sites must be patched ones (in the site table), not the portable
+    # fallback: the sections the conf names must be there.
     objdump_out=$($triple-objdump -h "$exe")
-    grep -q ' sk_sites ' <<<"$objdump_out" || fail "$exe has no site table"
-    grep -q ' .data.rel.ro ' <<<"$objdump_out" || fail "$exe has no key slots"
+    for sec in $clang_sections; do
+      grep -q " $sec " <<<"$objdump_out" || fail "$exe has no $sec section"
+    done
     echo "clang-built, $ld-linked $(basename "$t"):"
     run "$exe"
   done
   done
   ;;
 e2e)
-  # The control plane end to end (tests/control/e2e.sh) with the aarch64
+  # The control plane end to end (tests/control/e2e.sh) with the target's
   # skdemo and skctl, each behind a wrapper that execs the emulator (same
   # process id, which skctl -p relies on).
   build

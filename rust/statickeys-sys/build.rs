@@ -58,7 +58,26 @@ fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
         .filter(|w| w.ends_with(".c"))
         .map(|w| src.join(w))
         .collect();
+    let mut files = files;
+    files.extend(cmake_arch_sources(src, &text)?);
     (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
+}
+
+/// The target architecture's backend sources, SK_ARCH_SOURCES_<arch> in
+/// src/CMakeLists.txt (the folder under src/arch/ that CMake would pick),
+/// or None when that list is not there.
+fn cmake_arch_sources(src: &Path, text: &str) -> Option<Vec<PathBuf>> {
+    let arch = match env::var("CARGO_CFG_TARGET_ARCH").as_deref() {
+        Ok("x86_64") => "x86_64",
+        Ok("x86") => "i686",
+        Ok("aarch64") => "aarch64",
+        Ok("riscv64") => "riscv64",
+        _ => "portable",
+    };
+    let key = format!("set(SK_ARCH_SOURCES_{arch} ");
+    let start = text.find(&key)? + key.len();
+    let end = start + text[start..].find(')')?;
+    Some(text[start..end].split_whitespace().filter(|w| w.ends_with(".c")).map(|w| src.join(w)).collect())
 }
 
 fn build_bundled(root: &Path) {
@@ -89,6 +108,7 @@ fn build_bundled(root: &Path) {
         .include(&src)
         .define("SK_BUILDING_LIBRARY", None)
         .define("_GNU_SOURCE", None)
+        .define("_FILE_OFFSET_BITS", "64")
         .flag("-std=gnu11")
         .flag("-fvisibility=hidden")
         .warnings(false)

@@ -36,7 +36,12 @@
 
 #define SK__SITE_MAX 8 /* bytes; the largest site of any architecture */
 
-/* sk__arch_site_size - bytes in one site. */
+/* sk__arch_name - the backend's name, as sk_stats reports it: the folder
+ * under arch/ ("x86_64", "aarch64", ...; "portable" patches nothing). */
+extern const char sk__arch_name[];
+
+/* sk__arch_site_size - bytes in one site; 0 where sites are not patched
+ * (arch/portable/: objects then register keys only). */
 extern const unsigned sk__arch_site_size;
 
 /* sk__arch_trap_insn - the instruction byte(s) that trap (x86: int3, 0xcc);

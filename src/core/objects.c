@@ -120,6 +120,15 @@ static int decode_sites(struct sk__object *obj,
 {
 	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
 
+	if (n && sk__arch_site_size == 0) {
+		/* The portable backend patches nothing (arch/portable/). */
+		sk__warn("%s has %zu sites compiled for code patching, but this "
+			 "runtime is the portable backend; they keep their "
+			 "compiled direction: rebuild it with -DSK_NO_ASM_GOTO "
+			 "(statickeys.pc and the CMake package add it)",
+			 display_name(obj), n);
+		n = 0;
+	}
 	obj->sites = n ? calloc(n, sizeof(*obj->sites)) : NULL;
 	if (n && !obj->sites)
 		return -ENOMEM;

@@ -68,7 +68,12 @@ try() { # try COMPILER LANG MISUSE
 		"$tmp/case.c" -o "$tmp/o.o" >"$tmp/log" 2>&1
 }
 
-for lang in c c++; do
+langs="c c++"
+if [ "$cxx" = none ]; then # a build without a C++ compiler (cross, C only)
+	echo "note: no C++ compiler: the C++ cases are not checked"
+	langs=c
+fi
+for lang in $langs; do
 	compiler=$cc
 	[ "$lang" = c++ ] && compiler=$cxx
 	if try "$compiler" "$lang" 0; then

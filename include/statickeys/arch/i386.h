@@ -20,6 +20,8 @@
 #ifndef STATICKEYS_ARCH_I386_H
 #define STATICKEYS_ARCH_I386_H
 
+#include "statickeys/arch/asm_goto.h"
+
 #define SK__ARCH_SITE_SIZE 5
 
 #ifdef __clang__
@@ -30,36 +32,23 @@
 #define SK__KEY_OPERAND "%p0"
 #endif
 
+/* The instruction at local label 1 (with %c2: the initial direction). */
+#define SK__I386_SITE_INSN                                                   \
+	"1:\n\t"                                                             \
+	".if %c2\n\t"                                                        \
+	".byte 0xe9\n\t"                                                     \
+	".long %l[sk__l_yes] - (1b + 5)\n\t"                                 \
+	".else\n\t"                                                          \
+	".byte 0x3e, 0x8d, 0x74, 0x26, 0x00\n\t"                             \
+	".endif\n\t"
+
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                              \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     ".byte 0xe9\n\t"                                \
-			     ".long %l[sk__l_yes] - (1b + 5)\n\t"            \
-			     ".else\n\t"                                     \
-			     ".byte 0x3e, 0x8d, 0x74, 0x26, 0x00\n\t"        \
-			     ".endif\n\t"                                    \
-			     ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
-			     ".balign 4\n"                                   \
-			     "2:\t.long 0 + " SK__KEY_OPERAND "\n\t"         \
-			     ".popsection\n\t"                               \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long 2b - ., %c1\n\t"                         \
-			     ".popsection"                                   \
-			     :                                               \
-			     : SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump) \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+	SK__ASM_GOTO_SITE(SK__I386_SITE_INSN                                 \
+			  ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
+			  ".balign 4\n"                                      \
+			  "2:\t.long 0 + " SK__KEY_OPERAND "\n\t"           \
+			  ".popsection\n\t"                                  \
+			  SK__SITE_ENTRY("2b - ."),                          \
+			  SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump))
 
 #endif /* STATICKEYS_ARCH_I386_H */

@@ -27,6 +27,8 @@
 #ifndef STATICKEYS_ARCH_X86_64_H
 #define STATICKEYS_ARCH_X86_64_H
 
+#include "statickeys/arch/asm_goto.h"
+
 #define SK__ARCH_SITE_SIZE 5
 
 #ifdef __clang__
@@ -38,31 +40,14 @@
 #endif
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                             \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     ".byte 0xe9\n\t"                                \
-			     ".long %l[sk__l_yes] - (1b + 5)\n\t"            \
-			     ".else\n\t"                                     \
-			     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"        \
-			     ".endif\n\t"                                    \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long " SK__KEY_OPERAND "@GOTPCREL, %c1\n\t"                   \
-			     ".popsection"                                   \
-			     :                                               \
-			     : SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump)             \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+	SK__ASM_GOTO_SITE("1:\n\t"                                           \
+			  ".if %c2\n\t"                                      \
+			  ".byte 0xe9\n\t"                                   \
+			  ".long %l[sk__l_yes] - (1b + 5)\n\t"               \
+			  ".else\n\t"                                        \
+			  ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"           \
+			  ".endif\n\t"                                       \
+			  SK__SITE_ENTRY(SK__KEY_OPERAND "@GOTPCREL"),        \
+			  SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump))
 
 #endif /* STATICKEYS_ARCH_X86_64_H */

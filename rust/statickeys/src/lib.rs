@@ -412,6 +412,10 @@ pub struct Stats {
     pub writer: &'static str,
     /// "membarrier" or "mprotect-ipi".
     pub sync_method: &'static str,
+    /// What runs the sites: "x86_64", "aarch64", ... (code patching), or
+    /// "portable" (keys as atomic flags, nothing patched; empty from a
+    /// runtime that predates the field).
+    pub backend: &'static str,
 }
 
 fn static_str(p: *const c_char) -> &'static str {
@@ -447,6 +451,7 @@ pub fn stats() -> Stats {
         update_errors: s.update_errors,
         writer: static_str(s.writer),
         sync_method: static_str(s.sync_method),
+        backend: static_str(s.backend),
     }
 }
 

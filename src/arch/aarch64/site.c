@@ -16,6 +16,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+const char sk__arch_name[] = "aarch64";
 const unsigned sk__arch_site_size = 4;
 /* arm64 invalidates TLBs with broadcast TLBI: no IPI, so os/sync.c's mprotect
  * fallback interrupts no other CPU (docs/porting.md). */

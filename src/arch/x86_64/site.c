@@ -15,6 +15,11 @@
 #include <string.h>
 #include <ucontext.h>
 
+#ifdef __i386__
+const char sk__arch_name[] = "i686";
+#else
+const char sk__arch_name[] = "x86_64";
+#endif
 const unsigned sk__arch_site_size = 5;
 const bool sk__arch_tlb_ipi_serialises = true;
 const unsigned char sk__arch_trap_byte = 0xcc;

@@ -69,6 +69,7 @@ echo "emulator: ${qemu:+$("$qemu" --version | head -1)}${qemu:-none, $arch runs 
 
 jobs=${SK_CROSS_JOBS:-2}
 build() {
+  mkdir -p "$(dirname "$xbuild")"
   "$cmake" -S "$src" -B "$xbuild" \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra_cmake_args[@]}" \
@@ -85,7 +86,7 @@ case $mode in
 tests)
   build
   # ARCH.excluded: "test-name-regex  reason" per line.
-  regex= ; echo "excluded under $arch/qemu-user, with the reason:"
+  regex= ; echo "excluded for $arch${qemu:+ under qemu-user}, with the reason:"
   while read -r name reason; do
     case $name in ''|'#'*) continue ;; esac
     echo "  $name: $reason"

@@ -12,6 +12,11 @@
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
 #                 it is static-keys code, unchanged, and warns as documented)
 #   doc           cargo doc with warnings denied
+#   test-i686     the workspace's tests built for i686-unknown-linux-gnu
+#                 (linked by i686-linux-gnu-gcc), run natively
+#   test-riscv64  the site-decoding (mixed) and no-sites tests built for
+#                 riscv64gc-unknown-linux-gnu, run under qemu-riscv64 10
+#                 (BUILD_DIR/tools/qemu-user, $SK_QEMU_RISCV64, or PATH)
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
 step=$1 cargo=$2 build=$3 src=$4
@@ -37,6 +42,39 @@ export CARGO_TERM_COLOR=never
 targs=(--test-threads=1 --nocapture)
 cd "$src/rust"
 unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
+
+# cross_target ARCH: set cargo up for the Rust target of a port (its std
+# installed by rustup, the cross gcc as linker and C compiler) and run its
+# tests; skipped with the reason when something is missing.
+cross_target() {
+  local arch=$1 rtarget gcc qemu= q var
+  case $arch in
+  i686) rtarget=i686-unknown-linux-gnu gcc=i686-linux-gnu-gcc ;;
+  riscv64) rtarget=riscv64gc-unknown-linux-gnu gcc=riscv64-linux-gnu-gcc ;;
+  esac
+  command -v $gcc >/dev/null || { echo "SKIPPED: no $gcc"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$rtarget/lib" ] ||
+    { echo "SKIPPED: no Rust std for $rtarget (rustup target add $rtarget)"; exit 77; }
+  var=$(tr 'a-z-' 'A-Z_' <<<"$rtarget")
+  export "CARGO_TARGET_${var}_LINKER=$gcc" "CC_${rtarget//-/_}=$gcc" \
+    "AR_${rtarget//-/_}=${gcc%gcc}ar" STATICKEYS_SYS_BUNDLED=1
+  if [ "$arch" = i686 ]; then
+    "$cargo" test --target $rtarget --workspace -- "${targs[@]}"
+    return
+  fi
+  for q in "$build/tools/qemu-user/usr/bin/qemu-riscv64" "${SK_QEMU_RISCV64:-}" \
+           "$(command -v qemu-riscv64 || true)"; do
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
+      { qemu=$q; break; }
+  done
+  [ -n "$qemu" ] || { echo "SKIPPED: no qemu-riscv64 10 or newer"; exit 77; }
+  export "CARGO_TARGET_${var}_RUNNER=$qemu -L /usr/riscv64-linux-gnu"
+  # Under qemu-user code written through /proc/self/mem is never refetched
+  # (tests/cross/riscv64.conf): the mprotect writer.
+  STATICKEYS_WRITER=mprotect "$cargo" test --target $rtarget \
+    -p statickeys-test-mixed -p statickeys --test no_sites --test torture \
+    -- "${targs[@]}"
+}
 
 case $step in
 test-bundled)
@@ -73,6 +111,9 @@ doc)
   STATICKEYS_SYS_BUNDLED=1 RUSTDOCFLAGS="-D warnings" \
     "$cargo" doc --no-deps -p statickeys -p statickeys-sys
   echo "cargo doc: no warnings"
+  ;;
+test-i686 | test-riscv64)
+  cross_target "${step#test-}"
   ;;
 *)
   echo "unknown step $step" >&2

@@ -21,16 +21,9 @@
 #define STATICKEYS_ARCH_I386_H
 
 #include "statickeys/arch/asm_goto.h"
+#include "statickeys/arch/x86_operand.h"
 
 #define SK__ARCH_SITE_SIZE 5
-
-#ifdef __clang__
-#define SK__KEY_CONSTRAINT "s"
-#define SK__KEY_OPERAND "%c0"
-#else
-#define SK__KEY_CONSTRAINT "X"
-#define SK__KEY_OPERAND "%p0"
-#endif
 
 /* The instruction at local label 1 (with %c2: the initial direction). */
 #define SK__I386_SITE_INSN                                                   \

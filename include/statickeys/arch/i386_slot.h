@@ -12,12 +12,6 @@
 
 #include "statickeys/arch/i386.h"
 
-#ifdef __clang__
-#define SK__SLOT_NAME_OPERAND "%c3"
-#else
-#define SK__SLOT_NAME_OPERAND "%p3"
-#endif
-
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
 	SK__ASM_GOTO_SITE(SK__I386_SITE_INSN                                 \
 			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \

@@ -28,16 +28,9 @@
 #define STATICKEYS_ARCH_X86_64_H
 
 #include "statickeys/arch/asm_goto.h"
+#include "statickeys/arch/x86_operand.h"
 
 #define SK__ARCH_SITE_SIZE 5
-
-#ifdef __clang__
-#define SK__KEY_CONSTRAINT "s"
-#define SK__KEY_OPERAND "%c0"
-#else
-#define SK__KEY_CONSTRAINT "X"
-#define SK__KEY_OPERAND "%p0"
-#endif
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
 	SK__ASM_GOTO_SITE("1:\n\t"                                           \

@@ -32,12 +32,6 @@
 
 #include "statickeys/arch/x86_64.h"
 
-#ifdef __clang__
-#define SK__SLOT_NAME_OPERAND "%c3"
-#else
-#define SK__SLOT_NAME_OPERAND "%p3"
-#endif
-
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
 	SK__ASM_GOTO_SITE("1:\n\t"                                           \
 			  ".if %c2\n\t"                                      \

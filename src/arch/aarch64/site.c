@@ -61,13 +61,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr + (intptr_t)words * 4;
 }
 
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
-{
-	(void)info;
-	(void)ucontext;
-	return 0; /* no trap protocol: no SIGTRAP is ever ours */
-}
-
 void sk__arch_set_pc(void *ucontext, uintptr_t pc)
 {
 	ucontext_t *uc = ucontext;

@@ -137,6 +137,13 @@ int sk__arch_update_allowed(void)
 	return 0;
 }
 
+uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
+{
+	(void)info;
+	(void)ucontext;
+	return 0; /* no trap protocol: no SIGTRAP is ever ours */
+}
+
 /* No traps: nothing resolves site addresses, nothing is ever stuck. */
 void sk__trap_set_sites(uintptr_t *addrs, size_t n)
 {

@@ -1,0 +1,23 @@
+/*
+ * statickeys/arch/x86_operand.h - how x86 site macros (x86_64.h, i386.h and
+ * their _slot.h forms) print a key's symbol from an asm operand.
+ *
+ * The key operand must print as a bare symbol name even in -fPIC code,
+ * where gcc refuses "i" for symbol addresses: gcc takes "X" with the %p
+ * modifier, clang takes "s" with %c (and rejects %p on "X").  Operand 0 is
+ * the key, operand 3 a slot's name string.
+ */
+#ifndef STATICKEYS_ARCH_X86_OPERAND_H
+#define STATICKEYS_ARCH_X86_OPERAND_H
+
+#ifdef __clang__
+#define SK__KEY_CONSTRAINT "s"
+#define SK__KEY_OPERAND "%c0"
+#define SK__SLOT_NAME_OPERAND "%c3"
+#else
+#define SK__KEY_CONSTRAINT "X"
+#define SK__KEY_OPERAND "%p0"
+#define SK__SLOT_NAME_OPERAND "%p3"
+#endif
+
+#endif /* STATICKEYS_ARCH_X86_OPERAND_H */

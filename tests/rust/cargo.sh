@@ -62,7 +62,7 @@ cross_target() {
     "$cargo" test --target $rtarget --workspace -- "${targs[@]}"
     return
   fi
-  for q in "$build/tools/qemu-user/usr/bin/qemu-riscv64" "${SK_QEMU_RISCV64:-}" \
+  for q in "${SK_QEMU_RISCV64:-}" "$build/tools/qemu-user/usr/bin/qemu-riscv64" \
            "$(command -v qemu-riscv64 || true)"; do
     [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
       { qemu=$q; break; }

@@ -72,7 +72,8 @@ cross_target() {
   # Under qemu-user code written through /proc/self/mem is never refetched
   # (tests/cross/riscv64.conf): the mprotect writer.
   STATICKEYS_WRITER=mprotect "$cargo" test --target $rtarget \
-    -p statickeys-test-mixed -p statickeys --test no_sites --test torture \
+    -p statickeys-test-mixed -p statickeys --test mixed --test no_sites \
+    --test torture \
     -- "${targs[@]}"
 }
 

@@ -64,6 +64,7 @@ check "stats count 3 more batches (one per command)" [ $(( $(num batches "$after
 check "update latency histogram recorded them" [ "$(grep -o '"update_latency":{"count":[0-9]*' <<<"$after" | cut -d: -f3)" -ge 3 ]
 human=$("$skctl" -s "$sock" stats)
 check "stats table names writer and sync" grep -q '^sync method: ' <<<"$human"
+check "stats table names the backend" grep -Eq '^backend: +[a-z0-9_]+$' <<<"$human"
 
 # failures change nothing and say why
 "$skctl" -s "$sock" set shout=0 no_such_key=1 2>"$tmp/e"; rc=$?

@@ -15,7 +15,8 @@ set(SK_CROSS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/cross.sh)
 # skips with the reason when the cross toolchain or qemu 10 is missing.
 function(sk_cross_tests arch)
   cmake_parse_arguments(X "" "NAME" "MODES;CMAKE_ARGS" ${ARGN})
-  if(CMAKE_CROSSCOMPILING OR
+  # SK_CROSS_SUBBUILD: the build cross.sh makes, which must not nest another.
+  if(CMAKE_CROSSCOMPILING OR SK_CROSS_SUBBUILD OR
      NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
     return()
   endif()

@@ -72,7 +72,8 @@ jobs=${SK_CROSS_JOBS:-2}
 build() {
   "$cmake" -S "$src" -B "$xbuild" \
     "${configure_args[@]}" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra_cmake_args[@]}" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSK_CROSS_SUBBUILD=ON \
+    "${extra_cmake_args[@]}" \
     > "$xbuild.configure.log" 2>&1 ||
     { cat "$xbuild.configure.log"; fail "configure"; }
   "$cmake" --build "$xbuild" -j "$jobs" > "$xbuild.build.log" 2>&1 ||

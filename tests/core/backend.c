@@ -49,6 +49,9 @@ int main(void)
 	CHECK(sk_stats_get(&s1) == 0, "sk_stats_get");
 	CHECK(s1.updates - s0.updates == 2, "2 updates counted, got %llu",
 	      (unsigned long long)(s1.updates - s0.updates));
+	CHECK(!portable || strcmp(s1.sync_method, "none") == 0,
+	      "nothing to sync where nothing is patched (sync method %s)",
+	      s1.sync_method);
 	CHECK((s1.sites_written - s0.sites_written == 0) == portable,
 	      "%llu sites written (%s)",
 	      (unsigned long long)(s1.sites_written - s0.sites_written),

@@ -3,11 +3,15 @@
 # A port, from an x86-64 host: cross-build the whole default tree with
 # cmake/toolchains/<triple>.cmake into XBUILD and run it under qemu-user 10+
 # (QEMU, or the conf's emulator in the directory QEMU, else $SK_QEMU_<ARCH>,
-# else the conf's emulator on PATH).  ARCH names
-# tests/cross/ARCH.conf (the triple, the emulator, the ELF machine, the
-# Debian packages, what the clang mode builds) and tests/cross/ARCH.excluded
-# (tests not run there, each with its reason).  CMAKE_ARGs are added to the
-# cross configure (-DSTATICKEYS_BACKEND=portable, say).
+# else the conf's emulator on PATH).  ARCH names tests/cross/ARCH.conf: the
+# triple, the emulator, the ELF machine, the Debian packages, what the clang
+# mode builds, and the lists of tests not run there (excluded="no_int3 qemu":
+# tests/cross/no_int3.excluded, qemu.excluded; each line a name and a reason).
+# A conf with native=1 builds for the host and runs without an emulator (a
+# variant of the host's build, such as the portable backend); one with
+# native_loader cross-builds and runs on the host's CPU when that loader is
+# installed (i686); test_env names settings every test of the run gets.  CMAKE_ARGs
+# are added to the configure (-DSTATICKEYS_BACKEND=portable, say).
 #   tests    build, then run the C tests there (ctest) minus the excluded
 #            ones, each named with its reason (bench_smoke among them: every
 #            benchmark program in its tiny mode, a functional check only)
@@ -19,8 +23,7 @@
 #            and by lld
 #   e2e      tests/control/e2e.sh with the target's skdemo and skctl
 # Exit 77 (skipped) with the reason when the cross toolchain or qemu 10 is
-# missing (.ci/run installs both).  A conf with native_loader (i686) runs
-# its programs on the host's CPU instead, when that loader is installed.
+# missing (.ci/run installs both).
 set -euo pipefail
 arch=$1 mode=$2 src=$3 xbuild=$4 cmake=$5 ctest=$6 qemu=${7:-}
 shift $(($# < 7 ? $# : 7))
@@ -29,70 +32,80 @@ here=$src/tests/cross
 [ -r "$here/$arch.conf" ] || { echo "FAILED: no $here/$arch.conf" >&2; exit 1; }
 # shellcheck source=aarch64.conf
 . "$here/$arch.conf"
-[ -d "$qemu" ] && qemu=$qemu/$qemu_name
-sysroot=${sysroot:-/usr/$triple}
-toolchain=$src/cmake/toolchains/$triple.cmake
-qemu_var=SK_QEMU_$(tr '[:lower:]' '[:upper:]' <<<"$arch")
-
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
+mkdir -p "$(dirname "$xbuild")"
 
-# C++ is optional: without the target's g++ the C++ tests are not built.
-command -v $triple-gcc >/dev/null ||
-  skip "no $arch cross compiler ($triple-gcc; Debian packages: $packages)"
-[ -e $sysroot/lib/libc.so.6 ] ||
-  skip "no $arch C library in $sysroot (Debian packages: $packages)"
-if [ -n "${native_loader:-}" ]; then
-  # A port this host's CPU runs (i686 on x86-64): no emulator.
-  [ -e "$native_loader" ] ||
-    skip "no $native_loader to run $arch programs natively (Debian packages: $packages)"
-  qemu=
+if [ -n "${native:-}" ]; then
   run() { "$@"; }
+  is_target() { readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
+  configure_args=()
 else
-  for q in "$qemu" "${!qemu_var:-}" "$(command -v $qemu_name || true)"; do
-    [ -n "$q" ] && [ -x "$q" ] || continue
-    v=$("$q" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
-    if [ -n "$v" ] && [ "$v" -ge 10 ]; then qemu=$q; break; fi
-    echo "note: $q is qemu $v; 10 or newer is needed (older versions do not" \
-         "see code written through /proc/self/mem)"
+  [ -d "$qemu" ] && qemu=$qemu/$qemu_name
+  sysroot=${sysroot:-/usr/$triple}
+  toolchain=$src/cmake/toolchains/$triple.cmake
+  qemu_var=SK_QEMU_$(tr '[:lower:]' '[:upper:]' <<<"$arch")
+
+  # C++ is optional: without the target's g++ the C++ tests are not built.
+  command -v $triple-gcc >/dev/null ||
+    skip "no $arch cross compiler ($triple-gcc; Debian packages: $packages)"
+  [ -e $sysroot/lib/libc.so.6 ] ||
+    skip "no $arch C library in $sysroot (Debian packages: $packages)"
+  if [ -n "${native_loader:-}" ]; then
+    # A port this host's CPU runs (i686 on x86-64): no emulator.
+    [ -e "$native_loader" ] ||
+      skip "no $native_loader to run $arch programs natively (Debian packages: $packages)"
     qemu=
-  done
-  [ -n "$qemu" ] && [ -x "$qemu" ] ||
-    skip "no $qemu_name 10 or newer (tests/cross/fetch_qemu_user.sh DIR" \
-         "fetches it from Debian bookworm-backports; pass DIR/usr/bin/$qemu_name" \
-         "as $qemu_var)"
-  run() { "$qemu" -L $sysroot "$@"; }
+    run() { "$@"; }
+  else
+    for q in "$qemu" "${!qemu_var:-}" "$(command -v $qemu_name || true)"; do
+      [ -n "$q" ] && [ -x "$q" ] || continue
+      v=$("$q" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
+      if [ -n "$v" ] && [ "$v" -ge 10 ]; then qemu=$q; break; fi
+      echo "note: $q is qemu $v; 10 or newer is needed (older versions do not" \
+           "see code written through /proc/self/mem)"
+      qemu=
+    done
+    [ -n "$qemu" ] && [ -x "$qemu" ] ||
+      skip "no $qemu_name 10 or newer (tests/cross/fetch_qemu_user.sh DIR" \
+           "fetches it from Debian bookworm-backports; pass DIR/usr/bin/$qemu_name" \
+           "as $qemu_var)"
+    run() { "$qemu" -L $sysroot "$@"; }
+  fi
+  is_target() { $triple-readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
+  echo "cross compiler: $($triple-gcc --version | head -1)"
+  echo "emulator: ${qemu:+$("$qemu" --version | head -1)}${qemu:-none, $arch runs natively}"
+  configure_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu")
 fi
-is_target() { $triple-readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
-echo "cross compiler: $($triple-gcc --version | head -1)"
-echo "emulator: ${qemu:+$("$qemu" --version | head -1)}${qemu:-none, $arch runs natively}"
 
 jobs=${SK_CROSS_JOBS:-2}
 build() {
-  mkdir -p "$(dirname "$xbuild")"
   "$cmake" -S "$src" -B "$xbuild" \
-    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra_cmake_args[@]}" \
+    "${configure_args[@]}" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSK_CROSS_SUBBUILD=ON \
+    "${extra_cmake_args[@]}" \
     > "$xbuild.configure.log" 2>&1 ||
-    { cat "$xbuild.configure.log"; fail "cross configure"; }
+    { cat "$xbuild.configure.log"; fail "configure"; }
   "$cmake" --build "$xbuild" -j "$jobs" > "$xbuild.build.log" 2>&1 ||
-    { tail -50 "$xbuild.build.log"; fail "cross build (log: $xbuild.build.log)"; }
+    { tail -50 "$xbuild.build.log"; fail "build (log: $xbuild.build.log)"; }
   is_target "$xbuild/src/libstatickeys.so" ||
-    fail "$xbuild/src/libstatickeys.so is not an $arch object"
-  echo "cross build: $xbuild"
+    fail "$xbuild/src/libstatickeys.so is not built for $arch"
+  echo "build: $xbuild"
 }
 
 case $mode in
 tests)
   build
-  # ARCH.excluded: "test-name-regex  reason" per line.
-  regex= ; echo "excluded for $arch${qemu:+ under qemu-user}, with the reason:"
-  while read -r name reason; do
-    case $name in ''|'#'*) continue ;; esac
-    echo "  $name: $reason"
-    regex=${regex:+$regex|}$name
-  done < "$here/$arch.excluded"
-  # ARCH.conf's test_env: settings every test runs with (and says why).
+  # *.excluded: "test-name-regex  reason" per line.
+  regex= ; echo "excluded from $arch's run, with the reason:"
+  for list in $excluded; do
+    while read -r name reason; do
+      case $name in ''|'#'*) continue ;; esac
+      echo "  $name: $reason"
+      regex=${regex:+$regex|}$name
+    done < "$here/$list.excluded"
+  done
+  # ARCH.conf's test_env: settings every test runs with (it says why).
   for v in ${test_env:-}; do echo "environment: $v"; export "${v?}"; done
   cd "$xbuild"
   "$ctest" -N -E "$regex" | tail -1

@@ -42,13 +42,17 @@
 
 #define SK__ARCH_SITE_SIZE 4
 
+/* The site instruction at 1:, a jump when %c2 (shared with aarch64_slot.h). */
+#define SK__ARCH_SITE_INSN                                                   \
+	"1:\n\t"                                                             \
+	".if %c2\n\t"                                                        \
+	"b %l[sk__l_yes]\n\t"                                                \
+	".else\n\t"                                                          \
+	"nop\n\t"                                                            \
+	".endif\n\t"
+
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	SK__ASM_GOTO_SITE("1:\n\t"                                           \
-			  ".if %c2\n\t"                                      \
-			  "b %l[sk__l_yes]\n\t"                              \
-			  ".else\n\t"                                        \
-			  "nop\n\t"                                          \
-			  ".endif\n\t"                                       \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
 			  ".balign 8\n"                                       \
 			  "2:\t.quad %c0\n\t"                                \

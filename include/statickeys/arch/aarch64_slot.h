@@ -19,12 +19,7 @@
 #include "statickeys/arch/aarch64.h"
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
-	SK__ASM_GOTO_SITE("1:\n\t"                                           \
-			  ".if %c2\n\t"                                      \
-			  "b %l[sk__l_yes]\n\t"                              \
-			  ".else\n\t"                                        \
-			  "nop\n\t"                                          \
-			  ".endif\n\t"                                       \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
 			  ".balign 8\n"                                       \
 			  "2:\t.quad %c0, %c3\n\t"                           \

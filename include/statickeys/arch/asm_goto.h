@@ -5,7 +5,9 @@
  * whose template emits the site instruction at local label 1, perhaps a key
  * slot at local label 2, and the site's sk_sites entry; around it, a
  * statement expression turns the jump into a bool.  An architecture writes
- * only its template, with these two macros:
+ * only its template: SK__ARCH_SITE_INSN (the instruction at 1:, a jump to
+ * %l[sk__l_yes] when %c2, shared by its plain and slot sites), its key slot
+ * if it needs one, and these two macros:
  *
  *   SK__ASM_GOTO_SITE(template, operands...) - the bool expression, true
  *       when the site jumps to its "yes" label, %l[sk__l_yes] in the

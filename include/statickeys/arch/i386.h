@@ -26,7 +26,7 @@
 #define SK__ARCH_SITE_SIZE 5
 
 /* The instruction at local label 1 (with %c2: the initial direction). */
-#define SK__I386_SITE_INSN                                                   \
+#define SK__ARCH_SITE_INSN                                                   \
 	"1:\n\t"                                                             \
 	".if %c2\n\t"                                                        \
 	".byte 0xe9\n\t"                                                     \
@@ -36,7 +36,7 @@
 	".endif\n\t"
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	SK__ASM_GOTO_SITE(SK__I386_SITE_INSN                                 \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
 			  ".balign 4\n"                                      \
 			  "2:\t.long 0 + " SK__KEY_OPERAND "\n\t"           \

@@ -13,7 +13,7 @@
 #include "statickeys/arch/i386.h"
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
-	SK__ASM_GOTO_SITE(SK__I386_SITE_INSN                                 \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
 			  ".balign 4\n"                                      \
 			  "2:\t.long 0 + " SK__KEY_OPERAND ", 0 + "          \

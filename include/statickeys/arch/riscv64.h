@@ -26,7 +26,7 @@
 #define SK__ARCH_SITE_SIZE 4
 
 /* The instruction at local label 1, in its own ".option norvc" scope. */
-#define SK__RV_SITE_INSN                                                     \
+#define SK__ARCH_SITE_INSN                                                     \
 	".balign 4\n\t"                                                      \
 	".option push\n\t"                                                   \
 	".option norvc\n"                                                    \
@@ -39,7 +39,7 @@
 	".option pop\n\t"
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	SK__ASM_GOTO_SITE(SK__RV_SITE_INSN                                   \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                   \
 			  ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
 			  ".balign 8\n"                                      \
 			  "2:\t.quad %0\n\t"                                 \

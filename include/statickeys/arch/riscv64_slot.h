@@ -12,7 +12,7 @@
 #include "statickeys/arch/riscv64.h"
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
-	SK__ASM_GOTO_SITE(SK__RV_SITE_INSN                                   \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                   \
 			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
 			  ".balign 8\n"                                      \
 			  "2:\t.quad %0, %3\n\t"                             \

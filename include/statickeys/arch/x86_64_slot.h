@@ -33,13 +33,7 @@
 #include "statickeys/arch/x86_64.h"
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
-	SK__ASM_GOTO_SITE("1:\n\t"                                           \
-			  ".if %c2\n\t"                                      \
-			  ".byte 0xe9\n\t"                                   \
-			  ".long %l[sk__l_yes] - (1b + 5)\n\t"               \
-			  ".else\n\t"                                        \
-			  ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"           \
-			  ".endif\n\t"                                       \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
 			  ".balign 8\n\t"                                    \
 			  "2: .quad 0 + " SK__KEY_OPERAND ", "                \

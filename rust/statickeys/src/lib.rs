@@ -67,8 +67,11 @@
 //!   [`stats`] reports the runtime's counters.
 //! - Sites are the C library's: a key defined in C can be tested from Rust
 //!   and the other way round (see [`StaticKey`]).
-//! - x86-64 Linux only (elsewhere the crate does not build); no
-//!   `CodeManipulator` generic.
+//! - Linux only; no `CodeManipulator` generic.  Sites are patched on
+//!   x86-64; on every other architecture (or with the `portable` feature)
+//!   a site tests an atomic flag, like the C library's portable backend:
+//!   the same API, names, commits and control socket, and
+//!   [`Stats::backend`] says `"portable"` when the runtime is that one.
 #![no_std]
 #![warn(missing_docs)]
 // The examples show whole programs, main included, as users write them.
@@ -81,11 +84,8 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-#[cfg(not(all(
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    target_os = "linux"
-)))]
-compile_error!("statickeys supports x86-64, i686 and riscv64 Linux only");
+#[cfg(not(target_os = "linux"))]
+compile_error!("statickeys supports Linux only");
 
 mod registration;
 
@@ -459,6 +459,24 @@ pub fn stats() -> Stats {
 pub mod __private {
     pub use core::arch::{asm, global_asm};
 
+    /// A key's entry in `sk_keys` where keys are listed without assembly
+    /// (the portable sites): a pointer to the key.
+    #[repr(transparent)]
+    pub struct KeyListing(pub *const ());
+    // Only the runtime reads it.
+    unsafe impl Sync for KeyListing {}
+
+    /// The portable site: whether the key is on, as the C header's
+    /// fallback reads it (`statickeys/arch/generic.h`: a relaxed load of the
+    /// count; an update in progress reads as on).
+    #[inline(always)]
+    pub fn flag_is_on<const S: bool>(key: &'static super::StaticKey<S>) -> bool {
+        let count = unsafe { &raw mut (*key.raw.get()).enabled };
+        unsafe { core::sync::atomic::AtomicI32::from_ptr(count) }
+            .load(core::sync::atomic::Ordering::Relaxed)
+            != 0
+    }
+
     /// The `sk_sites` entries of the object this copy of the crate is
     /// linked into (C and Rust sites alike), for tests.
     pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
@@ -512,9 +530,41 @@ macro_rules! __define_static_key {
             ::core::concat!(::core::stringify!($key), "\0"),
             $desc,
         );
-        // Listed in the object's "sk_keys" section, like the C macros' keys,
-        // so the runtime names it even without sites.  "R": lld must keep it.
-        $crate::__key_listing!($key);
+        $crate::__list_static_key!($key);
+    };
+}
+
+// The key listed in the object's "sk_keys" section, like the C macros'
+// keys, so the runtime names it even without sites.  "R": lld must keep it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
+        $crate::__private::global_asm!(
+            ".pushsection sk_keys, \"awR\"",
+            ".balign 8",
+            ".quad {key}",
+            ".popsection",
+            key = sym $key,
+        );
+    };
+}
+
+// Without assembly (every architecture: inline assembly is not stable on
+// all of them): a pointer placed in "sk_keys" by the compiler; #[used]
+// keeps it (and marks it retained where the target supports it).
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
+        const _: () = {
+            #[used]
+            #[unsafe(link_section = "sk_keys")]
+            static LISTING: $crate::__private::KeyListing =
+                $crate::__private::KeyListing(&raw const $key as *const ());
+        };
     };
 }
 
@@ -541,7 +591,7 @@ macro_rules! static_branch_likely {
 // fields in "sk_sites".  The label is "2:" because labels made of 0s and 1s
 // trip the binary_asm_labels lint; nostack keeps LLVM from realigning the
 // stack on the taken path.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -579,7 +629,7 @@ macro_rules! __static_branch {
 // NOP5 (3e 8d 74 26 00) or a JMP rel32; the entry's key field points at the
 // site's own 4-byte key slot in ".data.rel.ro.sk_keyslots" (i386 has no
 // PC-relative GOT data relocation).
-#[cfg(target_arch = "x86")]
+#[cfg(all(target_arch = "x86", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -620,7 +670,7 @@ macro_rules! __static_branch {
 // The riscv64 site, byte for byte statickeys/arch/riscv64.h: a 4-aligned,
 // never compressed NOP or "j" (JAL x0) to the "yes" label; the entry's key
 // field points at the site's own 8-byte key slot.
-#[cfg(target_arch = "riscv64")]
+#[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -661,34 +711,19 @@ macro_rules! __static_branch {
     };
 }
 
-// A key's entry in its object's "sk_keys" section (a pointer to it), like
-// the C macros' listing.  "R": lld must keep it.
-#[cfg(target_pointer_width = "64")]
+// Every other architecture (x86-64, i686 and riscv64 patch), or the
+// `portable` feature: the site tests the
+// key's state (both macros are true when the key is on), as the C library
+// does where it patches nothing.
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "x86", not(feature = "portable")),
+    all(target_arch = "riscv64", not(feature = "portable"))
+)))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __key_listing {
-    ($key:ident) => {
-        $crate::__private::global_asm!(
-            ".pushsection sk_keys, \"awR\"",
-            ".balign 8",
-            ".quad {key}",
-            ".popsection",
-            key = sym $key,
-        );
-    };
-}
-
-#[cfg(target_pointer_width = "32")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __key_listing {
-    ($key:ident) => {
-        $crate::__private::global_asm!(
-            ".pushsection sk_keys, \"awR\"",
-            ".balign 4",
-            ".long {key}",
-            ".popsection",
-            key = sym $key,
-        );
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        $crate::__private::flag_is_on(&$key)
     };
 }

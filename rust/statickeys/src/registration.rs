@@ -26,6 +26,7 @@ static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
 /// the empty, retained sections guarantee the linker defines them even in
 /// an object with no sites or no keys (aligned as their entries: an empty
 /// table must still start at an aligned address, which i686 showed).
+#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
 macro_rules! declare_tables {
     () => {
         concat!(
@@ -43,6 +44,7 @@ macro_rules! declare_tables {
     };
 }
 
+#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -103,6 +105,38 @@ pub(crate) fn tables() -> (
         );
     }
     (s0 as _, s1 as _, k0 as _, k1 as _)
+}
+
+/// Elsewhere, without assembly (not stable on every architecture): the
+/// linker's bounds as extern statics.  The retained, empty listings below
+/// make the linker define them in an object with no sites or no keys; the
+/// GNU linkers give these symbols protected visibility, so a cdylib binds
+/// to its own.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")))]
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    #[used]
+    #[unsafe(link_section = "sk_sites")]
+    static NO_SITES: [sys::sk_site_entry; 0] = [];
+    #[used]
+    #[unsafe(link_section = "sk_keys")]
+    static NO_KEYS: [crate::__private::KeyListing; 0] = [];
+    unsafe extern "C" {
+        static __start_sk_sites: [sys::sk_site_entry; 0];
+        static __stop_sk_sites: [sys::sk_site_entry; 0];
+        static __start_sk_keys: [*mut sys::sk_key; 0];
+        static __stop_sk_keys: [*mut sys::sk_key; 0];
+    }
+    (
+        (&raw const __start_sk_sites).cast(),
+        (&raw const __stop_sk_sites).cast(),
+        (&raw const __start_sk_keys).cast(),
+        (&raw const __stop_sk_keys).cast(),
+    )
 }
 
 extern "C" fn register() {

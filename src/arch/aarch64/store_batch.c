@@ -131,34 +131,6 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return batch_run(patches, n, changed);
 }
 
-/* No trap protocol: every thread survives a batch whatever its mask. */
-int sk__arch_update_allowed(void)
-{
-	return 0;
-}
-
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
-{
-	(void)info;
-	(void)ucontext;
-	return 0; /* no trap protocol: no SIGTRAP is ever ours */
-}
-
-/* No traps: nothing resolves site addresses, nothing is ever stuck. */
-void sk__trap_set_sites(uintptr_t *addrs, size_t n)
-{
-	(void)n;
-	free(addrs);
-}
-
-void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-}
-
-void sk__arch_after_fork_child(void)
-{
-}
+/* No trap protocol: the trap half of the contract is arch/no_traps.c. */
 
 #endif /* aarch64, riscv64 */

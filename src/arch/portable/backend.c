@@ -16,7 +16,6 @@
 #include "arch/backend.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 const char sk__arch_name[] = "portable";
 const unsigned sk__arch_site_size = 0;
@@ -37,13 +36,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 {
 	(void)insn;
 	return addr;
-}
-
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
-{
-	(void)info;
-	(void)ucontext;
-	return 0; /* no trap is ever ours */
 }
 
 void sk__arch_set_pc(void *ucontext, uintptr_t pc)
@@ -67,23 +59,4 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return n ? -ENOTSUP : 0;
 }
 
-int sk__arch_update_allowed(void)
-{
-	return 0; /* nothing traps: every thread survives an update */
-}
-
-void sk__trap_set_sites(uintptr_t *addrs, size_t n)
-{
-	(void)n;
-	free(addrs);
-}
-
-void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-}
-
-void sk__arch_after_fork_child(void)
-{
-}
+/* Nothing traps: the trap half of the contract is arch/no_traps.c. */

@@ -26,14 +26,7 @@
 #define SK__ARCH_SITE_SIZE 5
 
 /* The instruction at local label 1 (with %c2: the initial direction). */
-#define SK__ARCH_SITE_INSN                                                   \
-	"1:\n\t"                                                             \
-	".if %c2\n\t"                                                        \
-	".byte 0xe9\n\t"                                                     \
-	".long %l[sk__l_yes] - (1b + 5)\n\t"                                 \
-	".else\n\t"                                                          \
-	".byte 0x3e, 0x8d, 0x74, 0x26, 0x00\n\t"                             \
-	".endif\n\t"
+#define SK__ARCH_SITE_INSN SK__X86_SITE_INSN(".byte 0x3e, 0x8d, 0x74, 0x26, 0x00")
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
 	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \

@@ -33,14 +33,7 @@
 #define SK__ARCH_SITE_SIZE 5
 
 /* The site instruction at 1:, a jump when %c2 (shared with x86_64_slot.h). */
-#define SK__ARCH_SITE_INSN                                                   \
-	"1:\n\t"                                                             \
-	".if %c2\n\t"                                                        \
-	".byte 0xe9\n\t"                                                     \
-	".long %l[sk__l_yes] - (1b + 5)\n\t"                                 \
-	".else\n\t"                                                          \
-	".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                             \
-	".endif\n\t"
+#define SK__ARCH_SITE_INSN SK__X86_SITE_INSN(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
 	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \

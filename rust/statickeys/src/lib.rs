@@ -585,129 +585,135 @@ macro_rules! static_branch_likely {
     };
 }
 
-// The site, byte for byte the C header's (include/statickeys/arch/x86_64.h):
-// a NOP5 or a JMP rel32 to the "yes" label, chosen as (initial ^ likely),
-// and an entry {site, target, key@GOTPCREL, likely} of four relative 32-bit
-// fields in "sk_sites".  The label is "2:" because labels made of 0s and 1s
-// trip the binary_asm_labels lint; nostack keeps LLVM from realigning the
-// stack on the taken path.
+// A patched site: one asm goto whose template (__site_template!, per
+// architecture) emits the instruction at "2:", chosen as (initial ^ likely),
+// and its sk_sites entry, byte for byte the C header's.  The label is "2:"
+// because labels made of 0s and 1s trip the binary_asm_labels lint; nostack
+// keeps LLVM from realigning the stack on the taken path.
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
+    not(feature = "portable")
+))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        'sk_site: {
+            unsafe {
+                $crate::__private::asm!(
+                    $crate::__site_template!(),
+                    key = sym $key,
+                    likely = const $likely as u32,
+                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
+                    yes = label {
+                        break 'sk_site !$likely;
+                    },
+                    options(nostack),
+                );
+            }
+            $likely
+        }
+    };
+}
+
+// x86-64 (include/statickeys/arch/x86_64.h): a NOP5 or a JMP rel32 to the
+// "yes" label, and an entry {site, target, key@GOTPCREL, likely} of four
+// relative 32-bit fields in "sk_sites".
 #[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __static_branch {
-    ($key:path, $likely:literal) => {
-        'sk_site: {
-            unsafe {
-                $crate::__private::asm!(
-                    "2:",
-                    ".if {jump}",
-                    ".byte 0xe9",
-                    ".long {yes} - (2b + 5)",
-                    ".else",
-                    ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
-                    ".endif",
-                    ".pushsection sk_sites, \"a?R\"",
-                    ".balign 4",
-                    ".long 2b - ., {yes} - .",
-                    ".long {key}@GOTPCREL, {likely}",
-                    ".popsection",
-                    key = sym $key,
-                    likely = const $likely as u32,
-                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
-                    yes = label {
-                        break 'sk_site !$likely;
-                    },
-                    options(nostack),
-                );
-            }
-            $likely
-        }
+macro_rules! __site_template {
+    () => {
+        concat!(
+            $crate::__x86_site_insn!(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"),
+            ".pushsection sk_sites, \"a?R\"\n",
+            ".balign 4\n",
+            ".long 2b - ., {yes} - .\n",
+            ".long {key}@GOTPCREL, {likely}\n",
+            ".popsection",
+        )
     };
 }
 
-// The i686 site, byte for byte statickeys/arch/i386.h: the kernel's 32-bit
-// NOP5 (3e 8d 74 26 00) or a JMP rel32; the entry's key field points at the
-// site's own 4-byte key slot in ".data.rel.ro.sk_keyslots" (i386 has no
-// PC-relative GOT data relocation).
+// i686 (statickeys/arch/i386.h): the kernel's 32-bit NOP5 (3e 8d 74 26 00)
+// or a JMP rel32; the entry's key field points at the site's own 4-byte key
+// slot in ".data.rel.ro.sk_keyslots" (i386 has no PC-relative GOT data
+// relocation).
 #[cfg(all(target_arch = "x86", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __static_branch {
-    ($key:path, $likely:literal) => {
-        'sk_site: {
-            unsafe {
-                $crate::__private::asm!(
-                    "2:",
-                    ".if {jump}",
-                    ".byte 0xe9",
-                    ".long {yes} - (2b + 5)",
-                    ".else",
-                    ".byte 0x3e, 0x8d, 0x74, 0x26, 0x00",
-                    ".endif",
-                    ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"",
-                    ".balign 4",
-                    "3: .long {key}",
-                    ".popsection",
-                    ".pushsection sk_sites, \"a?R\"",
-                    ".balign 4",
-                    ".long 2b - ., {yes} - .",
-                    ".long 3b - ., {likely}",
-                    ".popsection",
-                    key = sym $key,
-                    likely = const $likely as u32,
-                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
-                    yes = label {
-                        break 'sk_site !$likely;
-                    },
-                    options(nostack),
-                );
-            }
-            $likely
-        }
+macro_rules! __site_template {
+    () => {
+        concat!(
+            $crate::__x86_site_insn!(".byte 0x3e, 0x8d, 0x74, 0x26, 0x00"),
+            ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
+            ".balign 4\n",
+            "3: .long {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!(),
+        )
     };
 }
 
-// The riscv64 site, byte for byte statickeys/arch/riscv64.h: a 4-aligned,
-// never compressed NOP or "j" (JAL x0) to the "yes" label; the entry's key
-// field points at the site's own 8-byte key slot.
+// riscv64 (statickeys/arch/riscv64.h): a 4-aligned, never compressed NOP or
+// "j" (JAL x0) to the "yes" label; the entry's key field points at the
+// site's own 8-byte key slot.
 #[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __static_branch {
-    ($key:path, $likely:literal) => {
-        'sk_site: {
-            unsafe {
-                $crate::__private::asm!(
-                    ".balign 4",
-                    ".option push",
-                    ".option norvc",
-                    "2:",
-                    ".if {jump}",
-                    "j {yes}",
-                    ".else",
-                    "nop",
-                    ".endif",
-                    ".option pop",
-                    ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"",
-                    ".balign 8",
-                    "3: .quad {key}",
-                    ".popsection",
-                    ".pushsection sk_sites, \"a?R\"",
-                    ".balign 4",
-                    ".long 2b - ., {yes} - .",
-                    ".long 3b - ., {likely}",
-                    ".popsection",
-                    key = sym $key,
-                    likely = const $likely as u32,
-                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
-                    yes = label {
-                        break 'sk_site !$likely;
-                    },
-                    options(nostack),
-                );
-            }
-            $likely
-        }
+macro_rules! __site_template {
+    () => {
+        concat!(
+            ".balign 4\n",
+            ".option push\n",
+            ".option norvc\n",
+            "2:\n",
+            ".if {jump}\n",
+            "j {yes}\n",
+            ".else\n",
+            "nop\n",
+            ".endif\n",
+            ".option pop\n",
+            ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
+            ".balign 8\n",
+            "3: .quad {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!(),
+        )
+    };
+}
+
+// The x86 instruction at "2:": a JMP rel32 to the "yes" label, or the
+// ABI's 5-byte no-op @nop.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "x86"), not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __x86_site_insn {
+    ($nop:literal) => {
+        concat!(
+            "2:\n",
+            ".if {jump}\n",
+            ".byte 0xe9\n",
+            ".long {yes} - (2b + 5)\n",
+            ".else\n",
+            $nop,
+            "\n.endif\n",
+        )
+    };
+}
+
+// The sk_sites entry of a site whose key slot is at "3:".
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_entry_via_slot {
+    () => {
+        concat!(
+            ".pushsection sk_sites, \"a?R\"\n",
+            ".balign 4\n",
+            ".long 2b - ., {yes} - .\n",
+            ".long 3b - ., {likely}\n",
+            ".popsection",
+        )
     };
 }
 

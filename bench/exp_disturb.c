@@ -54,11 +54,11 @@ struct spin_log {
 
 static void spin(struct spin_log *log)
 {
-	uint64_t prev = bench_rdtsc();
+	uint64_t prev = bench_ticks();
 
 	log->ready = 1;
 	while (!log->stop) {
-		uint64_t t = bench_rdtsc();
+		uint64_t t = bench_ticks();
 		if (t - prev > log->threshold_tsc && log->n < MAX_GAPS) {
 			log->start[log->n] = prev;
 			log->len[log->n] = t - prev;
@@ -108,7 +108,7 @@ static uint64_t gaps_in(const struct spin_log *log, struct window w,
 			uint64_t *hist, uint64_t *total_len)
 {
 	uint64_t n = 0;
-	double per_us = bench_tsc_per_ns() * 1e3;
+	double per_us = bench_ticks_per_ns() * 1e3;
 
 	for (uint64_t i = 0; i < log->n; i++) {
 		if (log->start[i] < w.lo || log->start[i] >= w.hi)
@@ -153,16 +153,16 @@ static int observe(struct run *run, struct window *idle, struct window *busy)
 	int r = 0;
 
 	sleep_ms(20); /* let the spinner settle on its CPU */
-	idle->lo = bench_rdtsc();
+	idle->lo = bench_ticks();
 	sleep_ms(run->idle_ms);
-	idle->hi = bench_rdtsc();
+	idle->hi = bench_ticks();
 	struct sk_stats s0, s1;
 	sk_stats_get(&s0);
 	long long ipi0 = irq_count(1, "CAL:"), tlb0 = irq_count(1, "TLB:");
-	busy->lo = bench_rdtsc();
+	busy->lo = bench_ticks();
 	for (long f = 0; f < run->flips / 2 && r == 0; f++)
 		r = bench_flip(g->key, &on, &off);
-	busy->hi = bench_rdtsc();
+	busy->hi = bench_ticks();
 	long long ipi1 = irq_count(1, "CAL:"), tlb1 = irq_count(1, "TLB:");
 	sk_stats_get(&s1);
 	run->ipis_per_flip = ipi0 < 0 || ipi1 < 0 ? -1 :
@@ -178,7 +178,7 @@ static int observe(struct run *run, struct window *idle, struct window *busy)
 static void analyse(struct run *run, const struct spin_log *log,
 		    struct window idle, struct window busy)
 {
-	double tsc_s = bench_tsc_per_ns() * 1e9;
+	double tsc_s = bench_ticks_per_ns() * 1e9;
 	double idle_s = (double)(idle.hi - idle.lo) / tsc_s;
 	double busy_s = (double)(busy.hi - busy.lo) / tsc_s;
 	uint64_t away = 0;
@@ -271,7 +271,7 @@ static int run_all(struct json *j, struct run *runs, size_t n,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		memset(log, 0, sizeof(*log));
 		log->threshold_tsc =
-			(uint64_t)(threshold_ns * bench_tsc_per_ns());
+			(uint64_t)(threshold_ns * bench_ticks_per_ns());
 		r = bench_set_mode(runs[i].mode);
 		if (r == 0)
 			r = runs[i].other_process ? run_process(&runs[i], log)

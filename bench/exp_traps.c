@@ -86,7 +86,13 @@ int exp_trap_hits(int argc, char **argv, struct json *j)
 	static const size_t sizes[] = { 56, 1000 };
 	static const char *const modes[] = { "batched", "one_by_one" };
 	int r = 0;
+	const char *no_traps = bench_no_traps_reason();
 
+	if (no_traps) {
+		printf("trap hits: skipped, %s\n", no_traps);
+		json_str(j, "skip_reason", no_traps);
+		return BENCH_SKIPPED;
+	}
 	(void)bench_pin_cpu(0);
 	printf("trap hits: a thread runs every site in a loop while the key "
 	       "flips %ld times each way\n", flips);

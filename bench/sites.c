@@ -3,7 +3,25 @@
  */
 #include <string.h>
 
+#include <statickeys.h>
+
 #include "sites.h"
+
+const char *bench_no_traps_reason(void)
+{
+	struct sk_stats s;
+
+	if (sk_stats_get(&s) != 0 || !SK_HAVE_PATCHED_SITES ||
+	    strcmp(s.backend, "portable") == 0)
+		return "the portable backend patches no code: sites test an "
+		       "atomic flag and never trap";
+#if !defined(__x86_64__) && !defined(__i386__)
+	return "only x86's int3 protocol traps; this architecture changes a "
+	       "site with one store (docs/porting.md)";
+#else
+	return NULL;
+#endif
+}
 
 const struct site_group *site_group_by_sites(size_t n)
 {

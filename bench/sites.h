@@ -42,6 +42,11 @@ const struct site_group *site_group_by_sites(size_t n);
  * or NULL if there is none. */
 const struct site_group *site_group_by_layout(size_t n, const char *layout);
 
+/* bench_no_traps_reason - NULL where a flip makes threads that run a
+ * changing site trap (the x86 int3 protocol), else why none ever does; the
+ * trap experiments skip with it. */
+const char *bench_no_traps_reason(void);
+
 /* site_group_run - execute every site of @g once. */
 void site_group_run(const struct site_group *g);
 

@@ -3,15 +3,18 @@
 # Timings are never checked: they mean nothing at this size.  Needs CMake
 # 3.19 (string(JSON)); bench/CMakeLists.txt registers it only then.
 #
-#   cmake -DBENCH_DIR=<build>/bench -DWORK_DIR=<dir> -P smoke_test.cmake
+#   cmake -DBENCH_DIR=<build>/bench -DWORK_DIR=<dir> [-DEMULATOR=qemu,-L,dir]
+#         -P smoke_test.cmake
+# EMULATOR (comma-separated) runs the programs of a cross build.
 file(MAKE_DIRECTORY ${WORK_DIR})
+string(REPLACE "," ";" emulator "${EMULATOR}")
 set(failures 0)
 
 # run(NAME JSON_FILE FIELDS... COMMAND prog args...)
 # FIELDS are paths into the JSON, dot-separated ("update_latency.0.mode").
 function(run name json)
   cmake_parse_arguments(R "" "" "FIELDS;COMMAND" ${ARGN})
-  execute_process(COMMAND ${R_COMMAND} --json ${json}
+  execute_process(COMMAND ${emulator} ${R_COMMAND} --json ${json}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
     TIMEOUT 120)
   if(NOT (rc EQUAL 0 OR rc EQUAL 77))

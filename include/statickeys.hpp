@@ -102,16 +102,27 @@ inline void throw_if(int r, const char *what)
  * share one section.  ".quad 0 + key": a key in a register must not
  * assemble.
  */
-#if defined(__GNUC__) && defined(__ELF__) && defined(__LP64__)
+#if defined(__GNUC__) && defined(__ELF__) &&                                 \
+	(defined(__LP64__) || defined(__i386__))
 #if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "S"
+#elif defined(__riscv) /* arch hook: "i" (statickeys/arch/riscv64.h) */
+#define SK__CXX_KEY_SYM "%0"
+#define SK__CXX_KEY_CONSTRAINT "i"
 #elif defined(__clang__)
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "s"
 #else
 #define SK__CXX_KEY_SYM "%p0"
 #define SK__CXX_KEY_CONSTRAINT "X"
+#endif
+#ifdef __i386__ /* arch hook: 4-byte pointers */
+#define SK__CXX_PTR ".long"
+#define SK__CXX_PTR_SIZE "4"
+#else
+#define SK__CXX_PTR ".quad"
+#define SK__CXX_PTR_SIZE "8"
 #endif
 #if defined(__PIC__) || defined(__PIE__)
 /* Retained like the C listing (statickeys/key.h: lld and --gc-sections). */
@@ -121,8 +132,8 @@ inline void throw_if(int r, const char *what)
 #endif
 #define SK__CXX_LISTING(keyp)                                                \
 	__asm__(".pushsection sk_keys, " SK__CXX_LISTING_FLAGS "\n\t"        \
-		".balign 8\n\t"                                              \
-		".quad 0 + " SK__CXX_KEY_SYM "\n\t"                          \
+		".balign " SK__CXX_PTR_SIZE "\n\t"                            \
+		SK__CXX_PTR " 0 + " SK__CXX_KEY_SYM "\n\t"                   \
 		".popsection" : : SK__CXX_KEY_CONSTRAINT(keyp))
 #else
 #define SK__CXX_LISTING(keyp) ((void)0)

@@ -9,7 +9,7 @@
 #include "control/control.h"
 #include "core/core.h"
 #include "os/os.h"
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #include "arch/x86_64/x86_64.h"
 #endif
 

@@ -43,8 +43,11 @@ static void runtime_init_once(void)
 {
 	/* Registering for membarrier waits for a grace period once the process
 	 * has several threads, so it happens here, from the first object's
-	 * constructor, while the program is usually still single-threaded. */
-	sk__sync_init();
+	 * constructor, while the program is usually still single-threaded.
+	 * The portable backend (site size 0) writes no code: no core sync,
+	 * and no warning about a missing one. */
+	if (sk__arch_site_size)
+		sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	sk__control_init(); /* STATICKEYS, _FILE, _CONTROL, _AUDIT */
 }

@@ -106,6 +106,7 @@ void print_stats(const struct json *reply)
 {
 	const struct json *s = json_get(reply, "stats");
 
+	printf("backend:       %s\n", json_str(s, "backend", "?"));
 	printf("writer:        %s\n", json_str(s, "writer", "?"));
 	printf("sync method:   %s\n", json_str(s, "sync_method", "?"));
 	for (size_t i = 0; i < NCOUNTERS; i++)

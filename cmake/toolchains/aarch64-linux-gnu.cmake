@@ -1,40 +1,11 @@
 # Cross-compiling for 64-bit Arm Linux from another Linux host:
 #   cmake -S . -B build-aarch64 \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
-# Needs the GNU cross compilers (Debian: gcc-aarch64-linux-gnu,
-# g++-aarch64-linux-gnu, libc6-dev-arm64-cross).  SK_CROSS_COMPILER=clang
-# builds with clang --target=aarch64-linux-gnu instead (same C library).
-# Tests run under qemu-user when it is found (SK_QEMU_AARCH64, or
-# qemu-aarch64 on PATH); qemu 10 or newer is needed for /proc/self/mem
-# writes to reach the emulated code (docs/porting.md).
-set(CMAKE_SYSTEM_NAME Linux)
+# Needs the GNU cross compiler (Debian: gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross; g++-aarch64-linux-gnu for the C++ tests).
+# SK_CROSS_COMPILER=clang builds with clang --target=aarch64-linux-gnu
+# instead (same C library).  Tests run under qemu-aarch64 10 or newer
+# (SK_QEMU_AARCH64, or on PATH): see linux-gnu-cross.cmake.
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
-
 set(SK_CROSS_TRIPLE aarch64-linux-gnu)
-set(SK_CROSS_COMPILER "gcc" CACHE STRING "gcc or clang")
-if(SK_CROSS_COMPILER STREQUAL "clang")
-  set(CMAKE_C_COMPILER clang)
-  set(CMAKE_CXX_COMPILER clang++)
-  set(CMAKE_C_COMPILER_TARGET ${SK_CROSS_TRIPLE})
-  set(CMAKE_CXX_COMPILER_TARGET ${SK_CROSS_TRIPLE})
-else()
-  set(CMAKE_C_COMPILER ${SK_CROSS_TRIPLE}-gcc)
-  set(CMAKE_CXX_COMPILER ${SK_CROSS_TRIPLE}-g++)
-endif()
-
-# The target's headers and libraries (Debian's multiarch cross packages).
-set(SK_CROSS_SYSROOT /usr/${SK_CROSS_TRIPLE} CACHE PATH "target C library")
-list(APPEND CMAKE_FIND_ROOT_PATH ${SK_CROSS_SYSROOT})
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-
-# Run target programs (tests, try_run) under qemu-user when available.
-if(NOT SK_QEMU_AARCH64)
-  find_program(SK_QEMU_AARCH64 qemu-aarch64)
-endif()
-if(SK_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR
-      ${SK_QEMU_AARCH64} -L ${SK_CROSS_SYSROOT})
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/linux-gnu-cross.cmake)

@@ -17,16 +17,36 @@
 #include "statickeys/key.h"
 #include "statickeys/object.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
+/*
+ * The architecture: its site header (SK__ARCH_BRANCH) and the one for
+ * kernel-style keys that statickeys/linux.h includes (SK__ARCH_SLOT_HEADER,
+ * SK__ARCH_BRANCH_SLOT).  A port adds one branch here; every other
+ * architecture, and any build with SK_NO_ASM_GOTO (the portable backend's
+ * builds define it), tests the key's state instead (arch/generic.h).
+ */
+#if !defined(__GNUC__) || defined(SK_NO_ASM_GOTO)
+#define SK__ARCH_SLOT_HEADER 0
+#elif defined(__x86_64__)
 #include "statickeys/arch/x86_64.h"
-#define SK_HAVE_PATCHED_SITES 1
-#define SK__BRANCH SK__ARCH_BRANCH
-#elif defined(__aarch64__) && defined(__GNUC__) && !defined(SK_NO_ASM_GOTO)
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/x86_64_slot.h"
+#elif defined(__i386__)
+#include "statickeys/arch/i386.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/i386_slot.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "statickeys/arch/riscv64.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/riscv64_slot.h"
+#elif defined(__aarch64__)
 #include "statickeys/arch/aarch64.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/aarch64_slot.h"
+#else
+#define SK__ARCH_SLOT_HEADER 0
+#endif
+
+#include "statickeys/arch/generic.h"
+#ifdef SK__ARCH_BRANCH
 #define SK_HAVE_PATCHED_SITES 1
 #define SK__BRANCH SK__ARCH_BRANCH
 #else
-#include "statickeys/arch/generic.h"
 #define SK_HAVE_PATCHED_SITES 0
 #define SK__BRANCH SK__GENERIC_BRANCH
 #endif

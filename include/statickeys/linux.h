@@ -57,10 +57,8 @@
 #include "statickeys/branch.h"
 #include "statickeys/key.h"
 
-#if SK_HAVE_PATCHED_SITES && defined(__aarch64__) /* arch hook */
-#include "statickeys/arch/aarch64_slot.h"
-#elif SK_HAVE_PATCHED_SITES
-#include "statickeys/arch/x86_64_slot.h"
+#if SK_HAVE_PATCHED_SITES
+#include SK__ARCH_SLOT_HEADER /* chosen by statickeys/branch.h */
 #endif
 #if SK_HAVE_PATCHED_SITES
 /* Sites of kernel-style keys name their key through their own slot (an

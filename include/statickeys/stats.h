@@ -29,7 +29,12 @@ struct sk_stats {
 	uint64_t traps_chained; /* SIGTRAPs that were not ours, passed on */
 	uint64_t update_errors; /* updates refused or rolled back */
 	const char *writer;     /* "procmem", "mprotect", or "none" */
-	const char *sync_method; /* "membarrier", "mprotect-ipi" */
+	const char *sync_method; /* "membarrier", "mprotect-ipi" ("none":
+				    the portable backend syncs nothing) */
+	const char *backend;    /* what runs sites: "x86_64", "aarch64", ...
+				   (code patching), or "portable" (every
+				   site tests its key's state: nothing is
+				   patched; docs/porting.md) */
 };
 
 /** sk_stats_get() - copy the counters into @out. Return: 0 or -EINVAL. */

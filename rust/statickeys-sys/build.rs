@@ -109,18 +109,45 @@ fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
     }
 }
 
-/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES, so
-/// the bundled build compiles exactly what the CMake build does.
+/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES and
+/// SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
+/// CMake build does for the target architecture.
 fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
-    let start = text.find("set(SK_SOURCES")? + "set(SK_SOURCES".len();
-    let end = start + text[start..].find(')')?;
-    let files: Vec<PathBuf> = text[start..end]
-        .split_whitespace()
-        .filter(|w| w.ends_with(".c"))
-        .map(|w| src.join(w))
-        .collect();
+    let list = |name: &str| -> Option<Vec<PathBuf>> {
+        let start = cmake_set(&text, name)?;
+        let end = start + text[start..].find(')')?;
+        Some(text[start..end].split_whitespace().filter(|w| w.ends_with(".c")).map(|w| src.join(w)).collect())
+    };
+    let mut files = list("SK_SOURCES")?;
+    files.extend(list(&format!("SK_ARCH_SOURCES_{}", backend_folder(&text)))?);
     (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
+}
+
+/// Where the values of `set(NAME ...)` start in a CMake file's text.
+fn cmake_set(text: &str, name: &str) -> Option<usize> {
+    let head = format!("set({name}");
+    text.match_indices(&head)
+        .map(|(i, _)| i + head.len())
+        .find(|&at| text[at..].starts_with(char::is_whitespace))
+}
+
+/// The folder under src/arch/ for the target, as src/CMakeLists.txt picks
+/// it: the architecture's own when that file lists its sources and the
+/// `portable` feature is off, else "portable" (keys as atomic flags; the
+/// crate's site macros fall back the same way).
+fn backend_folder(cmake_text: &str) -> String {
+    println!("cargo:rerun-if-env-changed=CARGO_FEATURE_PORTABLE");
+    let arch = match env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default().as_str() {
+        "x86" => "i686".to_string(), // Rust's name for 32-bit x86
+        a => a.to_string(),
+    };
+    let ported = cmake_set(cmake_text, &format!("SK_ARCH_SOURCES_{arch}")).is_some();
+    if ported && env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
+        arch
+    } else {
+        "portable".to_string()
+    }
 }
 
 /// A fully static glibc program (`-C target-feature=+crt-static`): the C
@@ -168,6 +195,7 @@ fn build_bundled(root: &Path) {
         .include(&src)
         .define("SK_BUILDING_LIBRARY", None)
         .define("_GNU_SOURCE", None)
+        .define("_FILE_OFFSET_BITS", "64") // as src/CMakeLists.txt: i686 code lives above 2 GiB
         .flag("-std=gnu11")
         .flag("-fvisibility=hidden")
         .warnings(false)

@@ -37,7 +37,12 @@
 
 #define SK__SITE_MAX 8 /* bytes; the largest site of any architecture */
 
-/* sk__arch_site_size - bytes in one site. */
+/* sk__arch_name - the backend's name, as sk_stats reports it: the folder
+ * under arch/ ("x86_64", "aarch64", ...; "portable" patches nothing). */
+extern const char sk__arch_name[];
+
+/* sk__arch_site_size - bytes in one site; 0 where sites are not patched
+ * (arch/portable/: objects then register keys only). */
 extern const unsigned sk__arch_site_size;
 
 /* sk__arch_trap_insn - the instruction byte(s) that trap (x86: int3, 0xcc);
@@ -94,6 +99,23 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed);
  * a thread that blocks SIGTRAP would be killed by a changing site's int3).
  * Architectures without a trap protocol return 0. */
 int sk__arch_update_allowed(void);
+
+/* ==== The store protocol (arch/aarch64/store_batch.c) ====================
+ * For architectures whose jump <-> no-op change is one aligned store that
+ * concurrent execution sees whole (aarch64, riscv64): the batch is a store
+ * per site, a flush, one sync.  These hooks are what differs. */
+
+/* sk__arch_reaches - a site at @addr can jump to @target (aarch64's B
+ * reaches +-128 MiB, riscv64's JAL +-1 MiB); a batch with a jump beyond is
+ * refused, -ERANGE, before anything is written. */
+bool sk__arch_reaches(uintptr_t addr, uintptr_t target);
+/* sk__arch_flush_site - after one site's store (aarch64: clean and
+ * invalidate its cache lines; riscv64: nothing, the batch sync does it). */
+void sk__arch_flush_site(uintptr_t addr, size_t len);
+/* sk__arch_sync_batch - after all stores of the sites in [@lo, @hi): every
+ * CPU running our threads fetches the new instructions.  Counted as one
+ * core sync.  Return: 0 or -errno. */
+int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi);
 
 /* ==== Traps (architectures whose protocol traps; no-ops elsewhere) ======== */
 

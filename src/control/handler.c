@@ -226,6 +226,8 @@ static void do_stats(struct sk__json *j)
 	sk__json_raw(j, ",\"sync_method\":");
 	sk__json_str(j, s.sync_method ? s.sync_method : "none",
 		     strlen(s.sync_method ? s.sync_method : "none"));
+	sk__json_raw(j, ",\"backend\":");
+	sk__json_str(j, s.backend, strlen(s.backend));
 	sk__json_raw(j, "},\"histograms\":{");
 	for (int h = 0; h < SK_HIST_COUNT; h++) {
 		if (h)

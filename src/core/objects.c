@@ -165,6 +165,15 @@ static void scan_sites(struct sk__object *obj,
 	unsigned stamp = runtime_stamp();
 	bool sorted = true;
 
+	if (n && sk__arch_site_size == 0) {
+		/* The portable backend patches nothing (arch/portable/). */
+		sk__warn("%s has %zu sites compiled for code patching, but this "
+			 "runtime is the portable backend; they keep their "
+			 "compiled direction: rebuild it with -DSK_NO_ASM_GOTO "
+			 "(statickeys.pc and the CMake package add it)",
+			 display_name(obj), n);
+		n = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
 		struct sk_key *key = sk__entry_key(e);

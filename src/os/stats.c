@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch/backend.h" /* sk__arch_name: a leaf constant (as in sync.c) */
 #include "os/os.h"
 
 static uint64_t counters[SK__C_COUNT];
@@ -76,6 +77,7 @@ SK_API int sk_stats_get(struct sk_stats *out)
 	out->update_errors = load(&counters[SK__C_UPDATE_ERRORS]);
 	out->writer = sk__writer_name();
 	out->sync_method = sk__sync_name();
+	out->backend = sk__arch_name;
 	return 0;
 }
 

@@ -34,6 +34,10 @@ __attribute__((noinline)) void operator delete(void *p, std::size_t) noexcept { 
 
 // ---- helpers ---------------------------------------------------------------
 
+// A count of patched sites or batches: none where sites test a flag (the
+// portable backend), and the same behaviours are checked through the sites.
+#define PATCHED(n) (SK_HAVE_PATCHED_SITES ? (n) : 0)
+
 using statickeys::key_false;
 using statickeys::key_guard;
 using statickeys::key_true;
@@ -259,7 +263,8 @@ TEST(CxxCommit, SeveralKeysInOneBatch)
 	statickeys::commit({ app::tracing.change(true), Pool::debug.change(true),
 			     app::fast_path.change(false) });
 	sk_stats_get(&after);
-	EXPECT_EQ(after.batches - before.batches, 1u) << "three keys, one batch";
+	EXPECT_EQ(after.batches - before.batches, PATCHED(1u))
+		<< "three keys, one batch";
 	expect_tracing_sites(true, all_tracing_sites(), "after commit");
 	EXPECT_TRUE(tu_b_pool_debug());
 	EXPECT_FALSE(tu_a_fast_path());
@@ -323,11 +328,11 @@ TEST(CxxNames, AKeyWithoutSitesIsListedByList)
 // library and the plugin (always optimised): two sites of their own and
 // their copy of the inline function = 3.
 #ifdef SK_TEST_O0
-static constexpr size_t program_sites = 2;
+static constexpr size_t program_sites = PATCHED(2);
 #else
-static constexpr size_t program_sites = 5;
+static constexpr size_t program_sites = PATCHED(5);
 #endif
-static constexpr size_t library_sites = 3;
+static constexpr size_t library_sites = PATCHED(3);
 
 TEST(CxxHeaderOnlyKey, OneKeyWithSitesInBothFilesAndTheSharedLibrary)
 {
@@ -339,7 +344,7 @@ TEST(CxxHeaderOnlyKey, OneKeyWithSitesInBothFilesAndTheSharedLibrary)
 	EXPECT_EQ(v.copies, 1) << "listed once, by one object";
 	EXPECT_EQ(v.info.nsites, program_sites + library_sites)
 		<< "every object's table registered once";
-	EXPECT_EQ(v.info.nobjects, 2u);
+	EXPECT_EQ(v.info.nobjects, PATCHED(2u));
 	for (int round = 0; round < 4; round++) {
 		bool on = !(round & 1);
 		app::tracing.set(on);
@@ -361,7 +366,7 @@ TEST(CxxHeaderOnlyKey, ADlopenedPluginJoinsTheSameKey)
 	EXPECT_EQ(v.copies, 1);
 	EXPECT_EQ(v.info.nsites, program_sites + 2 * library_sites)
 		<< "the plugin's sites added";
-	EXPECT_EQ(v.info.nobjects, 3u);
+	EXPECT_EQ(v.info.nobjects, PATCHED(3u));
 	app::tracing.disable();
 	expect_tracing_sites(false, sites, "after disable with the plugin");
 	EXPECT_EQ(dlclose(plugin), 0);

@@ -26,6 +26,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The filter applies to this build's system call table only. */
+#if defined(__i386__)
+#define DENY_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define DENY_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define DENY_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#else
+#define DENY_AUDIT_ARCH AUDIT_ARCH_X86_64
+#endif
+
 struct denial {
 	int membarrier, pwrite, rwx;
 };
@@ -48,7 +59,7 @@ static inline int deny_install(const struct denial *d, int all_threads)
 	unsigned pk = d->rwx ? __NR_pkey_mprotect : none;
 	struct sock_filter f[] = {
 		DENY_LD(offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, DENY_AUDIT_ARCH, 1, 0),
 		DENY_ALLOW,
 		DENY_LD(offsetof(struct seccomp_data, nr)),
 		DENY_IF_NR(mb, d->membarrier),

@@ -105,15 +105,21 @@ static bool stopping(void)
 }
 
 /* Every signal the C library lets a program block, except SIGTRAP, must
- * be blocked in this thread now. */
+ * be blocked in this thread now.  i386's glibc sets a context's mask with
+ * the old sigprocmask system call, which covers signals 1-32 only: real-time
+ * signals keep the mask they had (glibc's own limit, with or without us). */
 static void check_all_but_trap_blocked(const char *how)
 {
 	sigset_t cur;
+	bool rt = true;
 
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, _NSIG / 8);
+#ifdef __i386__
+	rt = strcmp(how, "swapcontext") != 0;
+#endif
 	CHECK(!sigismember(&cur, SIGTRAP), "%s: SIGTRAP is blocked", how);
 	CHECK(sigismember(&cur, SIGUSR1) && sigismember(&cur, SIGINT) &&
-	      sigismember(&cur, SIGTERM) && sigismember(&cur, SIGRTMAX),
+	      sigismember(&cur, SIGTERM) && (!rt || sigismember(&cur, SIGRTMAX)),
 	      "%s: other signals are not all blocked", how);
 }
 

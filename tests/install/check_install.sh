@@ -26,7 +26,7 @@ cmake --build "$tmp/cm" >"$tmp/cmb.log" || { cat "$tmp/cmb.log"; exit 1; }
 "$tmp/cm/consumer"
 
 # 3. The static library, linked without -lpthread/-ldl of our own.
-cc "$src/tests/install/consumer.c" -I"$prefix/include" \
+cc "$src/tests/install/consumer.c" $(pkg-config --cflags statickeys) \
 	"$libdir/libstatickeys.a" -lpthread -ldl -o "$tmp/consumer_static"
 "$tmp/consumer_static"
 

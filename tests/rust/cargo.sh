@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/rust/cargo.sh STEP CARGO BUILD_DIR SOURCE_DIR
+# tests/rust/cargo.sh STEP CARGO BUILD_DIR SOURCE_DIR [QEMU_DIR]
 #
 # Runs one step of the Rust workspace's checks (rust/) for ctest, with
 # CARGO_TARGET_DIR inside the CMake build directory:
@@ -18,9 +18,21 @@
 #                 .crate files (package.sh)
 #   prefix        a new project against an install in a prefix the loader
 #                 does not search (package.sh)
+#   test-i686     the workspace's tests built for i686-unknown-linux-gnu
+#                 (linked by i686-linux-gnu-gcc), run natively
+#   test-riscv64  the site-decoding (mixed) and no-sites tests built for
+#                 riscv64gc-unknown-linux-gnu, run under qemu-riscv64 10
+#                 ($SK_QEMU_RISCV64, QEMU_DIR, or PATH)
+#   test-portable the crate's tests with the `portable` feature: sites test
+#                 an atomic flag and the bundled runtime is the portable
+#                 backend, as on an architecture without a port
+#   test-s390x    the crate's tests built for s390x (no port: the portable
+#                 path without the feature) and run under QEMU_DIR/qemu-s390x;
+#                 skipped with the reason without the target's std (rustup
+#                 target add s390x-unknown-linux-gnu), its gcc or qemu 10
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
-step=$1 cargo=$2 build=$3 src=$4
+step=$1 cargo=$2 build=$3 src=$4 qemu_dir=${5:-}
 
 if [ "$cargo" = "NOTFOUND" ] || [ -z "$cargo" ] || ! "$cargo" --version >/dev/null 2>&1; then
   echo "SKIPPED: cargo not found (install Rust >= 1.87 to test the Rust crates)"
@@ -43,6 +55,40 @@ export CARGO_TERM_COLOR=never
 targs=(--test-threads=1 --nocapture)
 cd "$src/rust"
 unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
+
+# cross_target ARCH: set cargo up for the Rust target of a port (its std
+# installed by rustup, the cross gcc as linker and C compiler) and run its
+# tests; skipped with the reason when something is missing.
+cross_target() {
+  local arch=$1 rtarget gcc qemu= q var
+  case $arch in
+  i686) rtarget=i686-unknown-linux-gnu gcc=i686-linux-gnu-gcc ;;
+  riscv64) rtarget=riscv64gc-unknown-linux-gnu gcc=riscv64-linux-gnu-gcc ;;
+  esac
+  command -v $gcc >/dev/null || { echo "SKIPPED: no $gcc"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$rtarget/lib" ] ||
+    { echo "SKIPPED: no Rust std for $rtarget (rustup target add $rtarget)"; exit 77; }
+  var=$(tr 'a-z-' 'A-Z_' <<<"$rtarget")
+  export "CARGO_TARGET_${var}_LINKER=$gcc" "CC_${rtarget//-/_}=$gcc" \
+    "AR_${rtarget//-/_}=${gcc%gcc}ar" STATICKEYS_SYS_BUNDLED=1
+  if [ "$arch" = i686 ]; then
+    "$cargo" test --target $rtarget --workspace -- "${targs[@]}"
+    return
+  fi
+  for q in "${SK_QEMU_RISCV64:-}" "$qemu_dir/qemu-riscv64" \
+           "$(command -v qemu-riscv64 || true)"; do
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
+      { qemu=$q; break; }
+  done
+  [ -n "$qemu" ] || { echo "SKIPPED: no qemu-riscv64 10 or newer"; exit 77; }
+  export "CARGO_TARGET_${var}_RUNNER=$qemu -L /usr/riscv64-linux-gnu"
+  # Under qemu-user code written through /proc/self/mem is never refetched
+  # (tests/cross/riscv64.conf): the mprotect writer.
+  STATICKEYS_WRITER=mprotect "$cargo" test --target $rtarget \
+    -p statickeys-test-mixed -p statickeys --test mixed --test no_sites \
+    --test torture \
+    -- "${targs[@]}"
+}
 
 case $step in
 test-bundled)
@@ -105,6 +151,31 @@ doc)
   STATICKEYS_SYS_BUNDLED=1 RUSTDOCFLAGS="-D warnings" \
     "$cargo" doc --no-deps -p statickeys -p statickeys-sys
   echo "cargo doc: no warnings"
+  ;;
+test-i686 | test-riscv64)
+  cross_target "${step#test-}"
+  ;;
+test-portable)
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --features portable \
+    -- "${targs[@]}"
+  ;;
+test-s390x)
+  t=s390x-unknown-linux-gnu
+  rustup=$(dirname "$cargo")/rustup
+  "$rustup" target list --installed 2>/dev/null | grep -qx $t || {
+    echo "SKIPPED: no Rust standard library for $t (rustup target add $t)"; exit 77; }
+  command -v s390x-linux-gnu-gcc >/dev/null || {
+    echo "SKIPPED: no s390x-linux-gnu-gcc (gcc-s390x-linux-gnu, libc6-dev-s390x-cross)"; exit 77; }
+  qemu=$qemu_dir/qemu-s390x
+  [ -x "$qemu" ] || qemu=$(command -v qemu-s390x || true)
+  [ -n "$qemu" ] && "$qemu" --version | grep -q 'version \(1[0-9]\|[2-9][0-9]\)\.' || {
+    echo "SKIPPED: no qemu-s390x 10 or newer (tests/cross/fetch_qemu_user.sh)"; exit 77; }
+  export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_LINKER=s390x-linux-gnu-gcc
+  export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER="$qemu -L /usr/s390x-linux-gnu"
+  echo "not run under qemu: startup_state_from_environment (it re-executes" \
+       "itself through /proc/self/exe, which under qemu-user is the emulator)"
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --target $t \
+    -- "${targs[@]}" --skip startup_state_from_environment
   ;;
 *)
   echo "unknown step $step" >&2

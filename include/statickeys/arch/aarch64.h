@@ -38,37 +38,26 @@
 #ifndef STATICKEYS_ARCH_AARCH64_H
 #define STATICKEYS_ARCH_AARCH64_H
 
+#include "statickeys/arch/asm_goto.h"
+
 #define SK__ARCH_SITE_SIZE 4
 
+/* The site instruction at 1:, a jump when %c2 (shared with aarch64_slot.h). */
+#define SK__ARCH_SITE_INSN                                                   \
+	"1:\n\t"                                                             \
+	".if %c2\n\t"                                                        \
+	"b %l[sk__l_yes]\n\t"                                                \
+	".else\n\t"                                                          \
+	"nop\n\t"                                                            \
+	".endif\n\t"
+
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                             \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     "b %l[sk__l_yes]\n\t"                           \
-			     ".else\n\t"                                     \
-			     "nop\n\t"                                       \
-			     ".endif\n\t"                                    \
-			     ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
-			     ".balign 8\n"                                   \
-			     "2:\t.quad %c0\n\t"                             \
-			     ".popsection\n\t"                               \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long 2b - ., %c1\n\t"                         \
-			     ".popsection"                                   \
-			     :                                               \
-			     : "S"(keyp), "i"(branch), "i"(jump)             \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
+			  ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n\t" \
+			  ".balign 8\n"                                       \
+			  "2:\t.quad %c0\n\t"                                \
+			  ".popsection\n\t"                                  \
+			  SK__SITE_ENTRY("2b - ."),                           \
+			  "S"(keyp), "i"(branch), "i"(jump))
 
 #endif /* STATICKEYS_ARCH_AARCH64_H */

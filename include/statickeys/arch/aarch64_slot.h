@@ -19,34 +19,12 @@
 #include "statickeys/arch/aarch64.h"
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                              \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     "b %l[sk__l_yes]\n\t"                           \
-			     ".else\n\t"                                     \
-			     "nop\n\t"                                       \
-			     ".endif\n\t"                                    \
-			     ".pushsection sk_keyslots, \"aw?\"\n\t"         \
-			     ".balign 8\n"                                   \
-			     "2:\t.quad %c0, %c3\n\t"                        \
-			     ".popsection\n\t"                               \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long 2b - ., %c1\n\t"                         \
-			     ".popsection"                                   \
-			     :                                               \
-			     : "S"(keyp), "i"(flags), "i"(jump), "S"(name)   \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
+			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
+			  ".balign 8\n"                                       \
+			  "2:\t.quad %c0, %c3\n\t"                           \
+			  ".popsection\n\t"                                  \
+			  SK__SITE_ENTRY("2b - ."),                           \
+			  "S"(keyp), "i"(flags), "i"(jump), "S"(name))
 
 #endif /* STATICKEYS_ARCH_AARCH64_SLOT_H */

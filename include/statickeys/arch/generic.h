@@ -14,8 +14,16 @@
 #define SK__GENERIC_ENABLED(keyp)                                            \
 	(__atomic_load_n(&(keyp)->enabled, __ATOMIC_RELAXED) != 0)
 
-/* Same contract as SK__ARCH_BRANCH: true when the site would jump. */
+/*
+ * Same contract as SK__ARCH_BRANCH: true when the site would jump.  A weak
+ * key that no object defines has a null address; its sites keep their
+ * compiled direction (@jump), as patched sites do, instead of reading
+ * through null.  The compiler folds the test away for every other key (the
+ * integer cast keeps -Waddress quiet about it).
+ */
 #define SK__GENERIC_BRANCH(keyp, branch, jump)                               \
-	((bool)(SK__GENERIC_ENABLED(keyp) ^ (bool)(branch)))
+	((__UINTPTR_TYPE__)(keyp) != 0                                       \
+		 ? (bool)(SK__GENERIC_ENABLED(keyp) ^ (bool)(branch))        \
+		 : (bool)(jump))
 
 #endif /* STATICKEYS_ARCH_GENERIC_H */

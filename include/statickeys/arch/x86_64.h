@@ -27,42 +27,17 @@
 #ifndef STATICKEYS_ARCH_X86_64_H
 #define STATICKEYS_ARCH_X86_64_H
 
+#include "statickeys/arch/asm_goto.h"
+#include "statickeys/arch/x86_operand.h"
+
 #define SK__ARCH_SITE_SIZE 5
 
-#ifdef __clang__
-#define SK__KEY_CONSTRAINT "s"
-#define SK__KEY_OPERAND "%c0"
-#else
-#define SK__KEY_CONSTRAINT "X"
-#define SK__KEY_OPERAND "%p0"
-#endif
+/* The site instruction at 1:, a jump when %c2 (shared with x86_64_slot.h). */
+#define SK__ARCH_SITE_INSN SK__X86_SITE_INSN(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
 
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                             \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     ".byte 0xe9\n\t"                                \
-			     ".long %l[sk__l_yes] - (1b + 5)\n\t"            \
-			     ".else\n\t"                                     \
-			     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"        \
-			     ".endif\n\t"                                    \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long " SK__KEY_OPERAND "@GOTPCREL, %c1\n\t"                   \
-			     ".popsection"                                   \
-			     :                                               \
-			     : SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump)             \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
+			  SK__SITE_ENTRY(SK__KEY_OPERAND "@GOTPCREL"),        \
+			  SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump))
 
 #endif /* STATICKEYS_ARCH_X86_64_H */

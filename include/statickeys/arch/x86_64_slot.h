@@ -32,44 +32,15 @@
 
 #include "statickeys/arch/x86_64.h"
 
-#ifdef __clang__
-#define SK__SLOT_NAME_OPERAND "%c3"
-#else
-#define SK__SLOT_NAME_OPERAND "%p3"
-#endif
-
-#define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                            \
-	__extension__({                                                      \
-		__label__ sk__l_yes, sk__l_done;                             \
-		bool sk__taken;                                              \
-		__asm__ goto("1:\n\t"                                        \
-			     ".if %c2\n\t"                                   \
-			     ".byte 0xe9\n\t"                                \
-			     ".long %l[sk__l_yes] - (1b + 5)\n\t"            \
-			     ".else\n\t"                                     \
-			     ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"        \
-			     ".endif\n\t"                                    \
-			     ".pushsection sk_keyslots, \"aw?\"\n\t"         \
-			     ".balign 8\n\t"                                 \
-			     "2: .quad 0 + " SK__KEY_OPERAND ", "            \
-			     SK__SLOT_NAME_OPERAND "\n\t"                      \
-			     ".popsection\n\t"                               \
-			     ".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t" \
-			     ".balign 4\n\t"                                 \
-			     ".long 1b - ., %l[sk__l_yes] - .\n\t"           \
-			     ".long 2b - ., %c1\n\t"                         \
-			     ".popsection"                                   \
-			     :                                               \
-			     : SK__KEY_CONSTRAINT(keyp), "i"(flags),         \
-			       "i"(jump), SK__KEY_CONSTRAINT(name)           \
-			     :                                               \
-			     : sk__l_yes);                                   \
-		sk__taken = 0;                                               \
-		goto sk__l_done;                                             \
-	sk__l_yes:                                                           \
-		sk__taken = 1;                                               \
-	sk__l_done:                                                          \
-		sk__taken;                                                   \
-	})
+#define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
+			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
+			  ".balign 8\n\t"                                    \
+			  "2: .quad 0 + " SK__KEY_OPERAND ", "                \
+			  SK__SLOT_NAME_OPERAND "\n\t"                        \
+			  ".popsection\n\t"                                  \
+			  SK__SITE_ENTRY("2b - ."),                           \
+			  SK__KEY_CONSTRAINT(keyp), "i"(flags), "i"(jump),    \
+			  SK__KEY_CONSTRAINT(name))
 
 #endif /* STATICKEYS_ARCH_X86_64_SLOT_H */

@@ -68,6 +68,7 @@ pub struct sk_stats {
     pub update_errors: u64,
     pub writer: *const c_char,
     pub sync_method: *const c_char,
+    pub backend: *const c_char,
 }
 
 /// `SK_WRITER_PROCMEM` / `SK_WRITER_MPROTECT` (statickeys/config.h).

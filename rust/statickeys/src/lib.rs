@@ -67,8 +67,11 @@
 //!   [`stats`] reports the runtime's counters.
 //! - Sites are the C library's: a key defined in C can be tested from Rust
 //!   and the other way round (see [`StaticKey`]).
-//! - x86-64 Linux only (elsewhere the crate does not build); no
-//!   `CodeManipulator` generic.
+//! - Linux only; no `CodeManipulator` generic.  Sites are patched on
+//!   x86-64; on every other architecture (or with the `portable` feature)
+//!   a site tests an atomic flag, like the C library's portable backend:
+//!   the same API, names, commits and control socket, and
+//!   [`Stats::backend`] says `"portable"` when the runtime is that one.
 #![no_std]
 #![warn(missing_docs)]
 // The examples show whole programs, main included, as users write them.
@@ -81,8 +84,8 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-compile_error!("statickeys supports x86-64 Linux only");
+#[cfg(not(target_os = "linux"))]
+compile_error!("statickeys supports Linux only");
 
 mod registration;
 
@@ -409,6 +412,10 @@ pub struct Stats {
     pub writer: &'static str,
     /// "membarrier" or "mprotect-ipi".
     pub sync_method: &'static str,
+    /// What runs the sites: "x86_64", "aarch64", ... (code patching), or
+    /// "portable" (keys as atomic flags, nothing patched; empty from a
+    /// runtime that predates the field).
+    pub backend: &'static str,
 }
 
 fn static_str(p: *const c_char) -> &'static str {
@@ -444,12 +451,31 @@ pub fn stats() -> Stats {
         update_errors: s.update_errors,
         writer: static_str(s.writer),
         sync_method: static_str(s.sync_method),
+        backend: static_str(s.backend),
     }
 }
 
 #[doc(hidden)]
 pub mod __private {
     pub use core::arch::{asm, global_asm};
+
+    /// A key's entry in `sk_keys` where keys are listed without assembly
+    /// (the portable sites): a pointer to the key.
+    #[repr(transparent)]
+    pub struct KeyListing(pub *const ());
+    // Only the runtime reads it.
+    unsafe impl Sync for KeyListing {}
+
+    /// The portable site: whether the key is on, as the C header's
+    /// fallback reads it (`statickeys/arch/generic.h`: a relaxed load of the
+    /// count; an update in progress reads as on).
+    #[inline(always)]
+    pub fn flag_is_on<const S: bool>(key: &'static super::StaticKey<S>) -> bool {
+        let count = unsafe { &raw mut (*key.raw.get()).enabled };
+        unsafe { core::sync::atomic::AtomicI32::from_ptr(count) }
+            .load(core::sync::atomic::Ordering::Relaxed)
+            != 0
+    }
 
     /// The `sk_sites` entries of the object this copy of the crate is
     /// linked into (C and Rust sites alike), for tests.
@@ -504,8 +530,17 @@ macro_rules! __define_static_key {
             ::core::concat!(::core::stringify!($key), "\0"),
             $desc,
         );
-        // Listed in the object's "sk_keys" section, like the C macros' keys,
-        // so the runtime names it even without sites.  "R": lld must keep it.
+        $crate::__list_static_key!($key);
+    };
+}
+
+// The key listed in the object's "sk_keys" section, like the C macros'
+// keys, so the runtime names it even without sites.  "R": lld must keep it.
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
         $crate::__private::global_asm!(
             ".pushsection sk_keys, \"awR\"",
             ".balign 8",
@@ -513,6 +548,23 @@ macro_rules! __define_static_key {
             ".popsection",
             key = sym $key,
         );
+    };
+}
+
+// Without assembly (every architecture: inline assembly is not stable on
+// all of them): a pointer placed in "sk_keys" by the compiler; #[used]
+// keeps it (and marks it retained where the target supports it).
+#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
+        const _: () = {
+            #[used]
+            #[unsafe(link_section = "sk_keys")]
+            static LISTING: $crate::__private::KeyListing =
+                $crate::__private::KeyListing(&raw const $key as *const ());
+        };
     };
 }
 
@@ -533,12 +585,15 @@ macro_rules! static_branch_likely {
     };
 }
 
-// The site, byte for byte the C header's (include/statickeys/arch/x86_64.h):
-// a NOP5 or a JMP rel32 to the "yes" label, chosen as (initial ^ likely),
-// and an entry {site, target, key@GOTPCREL, likely} of four relative 32-bit
-// fields in "sk_sites".  The label is "2:" because labels made of 0s and 1s
-// trip the binary_asm_labels lint; nostack keeps LLVM from realigning the
-// stack on the taken path.
+// A patched site: one asm goto whose template (__site_template!, per
+// architecture) emits the instruction at "2:", chosen as (initial ^ likely),
+// and its sk_sites entry, byte for byte the C header's.  The label is "2:"
+// because labels made of 0s and 1s trip the binary_asm_labels lint; nostack
+// keeps LLVM from realigning the stack on the taken path.
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
+    not(feature = "portable")
+))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -546,18 +601,7 @@ macro_rules! __static_branch {
         'sk_site: {
             unsafe {
                 $crate::__private::asm!(
-                    "2:",
-                    ".if {jump}",
-                    ".byte 0xe9",
-                    ".long {yes} - (2b + 5)",
-                    ".else",
-                    ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
-                    ".endif",
-                    ".pushsection sk_sites, \"a?R\"",
-                    ".balign 4",
-                    ".long 2b - ., {yes} - .",
-                    ".long {key}@GOTPCREL, {likely}",
-                    ".popsection",
+                    $crate::__site_template!(),
                     key = sym $key,
                     likely = const $likely as u32,
                     jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
@@ -569,5 +613,123 @@ macro_rules! __static_branch {
             }
             $likely
         }
+    };
+}
+
+// x86-64 (include/statickeys/arch/x86_64.h): a NOP5 or a JMP rel32 to the
+// "yes" label, and an entry {site, target, key@GOTPCREL, likely} of four
+// relative 32-bit fields in "sk_sites".
+#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_template {
+    () => {
+        concat!(
+            $crate::__x86_site_insn!(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"),
+            ".pushsection sk_sites, \"a?R\"\n",
+            ".balign 4\n",
+            ".long 2b - ., {yes} - .\n",
+            ".long {key}@GOTPCREL, {likely}\n",
+            ".popsection",
+        )
+    };
+}
+
+// i686 (statickeys/arch/i386.h): the kernel's 32-bit NOP5 (3e 8d 74 26 00)
+// or a JMP rel32; the entry's key field points at the site's own 4-byte key
+// slot in ".data.rel.ro.sk_keyslots" (i386 has no PC-relative GOT data
+// relocation).
+#[cfg(all(target_arch = "x86", not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_template {
+    () => {
+        concat!(
+            $crate::__x86_site_insn!(".byte 0x3e, 0x8d, 0x74, 0x26, 0x00"),
+            ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
+            ".balign 4\n",
+            "3: .long {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!(),
+        )
+    };
+}
+
+// riscv64 (statickeys/arch/riscv64.h): a 4-aligned, never compressed NOP or
+// "j" (JAL x0) to the "yes" label; the entry's key field points at the
+// site's own 8-byte key slot.
+#[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_template {
+    () => {
+        concat!(
+            ".balign 4\n",
+            ".option push\n",
+            ".option norvc\n",
+            "2:\n",
+            ".if {jump}\n",
+            "j {yes}\n",
+            ".else\n",
+            "nop\n",
+            ".endif\n",
+            ".option pop\n",
+            ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
+            ".balign 8\n",
+            "3: .quad {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!(),
+        )
+    };
+}
+
+// The x86 instruction at "2:": a JMP rel32 to the "yes" label, or the
+// ABI's 5-byte no-op @nop.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "x86"), not(feature = "portable")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __x86_site_insn {
+    ($nop:literal) => {
+        concat!(
+            "2:\n",
+            ".if {jump}\n",
+            ".byte 0xe9\n",
+            ".long {yes} - (2b + 5)\n",
+            ".else\n",
+            $nop,
+            "\n.endif\n",
+        )
+    };
+}
+
+// The sk_sites entry of a site whose key slot is at "3:".
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_entry_via_slot {
+    () => {
+        concat!(
+            ".pushsection sk_sites, \"a?R\"\n",
+            ".balign 4\n",
+            ".long 2b - ., {yes} - .\n",
+            ".long 3b - ., {likely}\n",
+            ".popsection",
+        )
+    };
+}
+
+// Every other architecture (x86-64, i686 and riscv64 patch), or the
+// `portable` feature: the site tests the
+// key's state (both macros are true when the key is on), as the C library
+// does where it patches nothing.
+#[cfg(not(any(
+    all(target_arch = "x86_64", not(feature = "portable")),
+    all(target_arch = "x86", not(feature = "portable")),
+    all(target_arch = "riscv64", not(feature = "portable"))
+)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_branch {
+    ($key:path, $likely:literal) => {
+        $crate::__private::flag_is_on(&$key)
     };
 }

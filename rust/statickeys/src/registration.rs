@@ -24,7 +24,27 @@ static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
 /// The bounds of this object's tables.  The symbols are made hidden so they
 /// bind within the object (a cdylib must not see the program's tables), and
 /// the empty, retained sections guarantee the linker defines them even in
-/// an object with no sites or no keys.
+/// an object with no sites or no keys (aligned as their entries: an empty
+/// table must still start at an aligned address, which i686 showed).
+#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+macro_rules! declare_tables {
+    () => {
+        concat!(
+            ".pushsection sk_sites, \"aR\"\n",
+            ".balign 4\n",
+            ".popsection\n",
+            ".pushsection sk_keys, \"awR\"\n",
+            ".balign 4\n",
+            ".popsection\n",
+            ".hidden __start_sk_sites\n",
+            ".hidden __stop_sk_sites\n",
+            ".hidden __start_sk_keys\n",
+            ".hidden __stop_sk_keys",
+        )
+    };
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -32,16 +52,12 @@ pub(crate) fn tables() -> (
     *const *mut sys::sk_key,
 ) {
     let (s0, s1, k0, k1): (usize, usize, usize, usize);
+    // Each architecture takes the four addresses PC-relatively, without
+    // the GOT (the symbols are hidden, in this object).
+    #[cfg(target_arch = "x86_64")]
     unsafe {
         core::arch::asm!(
-            ".pushsection sk_sites, \"aR\"",
-            ".popsection",
-            ".pushsection sk_keys, \"awR\"",
-            ".popsection",
-            ".hidden __start_sk_sites",
-            ".hidden __stop_sk_sites",
-            ".hidden __start_sk_keys",
-            ".hidden __stop_sk_keys",
+            declare_tables!(),
             "lea {s0}, [rip + __start_sk_sites]",
             "lea {s1}, [rip + __stop_sk_sites]",
             "lea {k0}, [rip + __start_sk_keys]",
@@ -53,7 +69,74 @@ pub(crate) fn tables() -> (
             options(nostack, nomem, pure, preserves_flags),
         );
     }
+    // i686 has no PC-relative addressing: call the next instruction and
+    // take the return address off the stack (what gcc's pc thunks do).
+    #[cfg(target_arch = "x86")]
+    unsafe {
+        core::arch::asm!(
+            declare_tables!(),
+            "call 5f",
+            "5:",
+            "popl {k1}",
+            "leal __start_sk_sites - 5b({k1}), {s0}",
+            "leal __stop_sk_sites - 5b({k1}), {s1}",
+            "leal __start_sk_keys - 5b({k1}), {k0}",
+            "leal __stop_sk_keys - 5b({k1}), {k1}",
+            s0 = out(reg) s0,
+            s1 = out(reg) s1,
+            k0 = out(reg) k0,
+            k1 = out(reg) k1,
+            options(nomem, pure, preserves_flags, att_syntax),
+        );
+    }
+    #[cfg(target_arch = "riscv64")]
+    unsafe {
+        core::arch::asm!(
+            declare_tables!(),
+            "lla {s0}, __start_sk_sites",
+            "lla {s1}, __stop_sk_sites",
+            "lla {k0}, __start_sk_keys",
+            "lla {k1}, __stop_sk_keys",
+            s0 = out(reg) s0,
+            s1 = out(reg) s1,
+            k0 = out(reg) k0,
+            k1 = out(reg) k1,
+            options(nostack, nomem, pure, preserves_flags),
+        );
+    }
     (s0 as _, s1 as _, k0 as _, k1 as _)
+}
+
+/// Elsewhere, without assembly (not stable on every architecture): the
+/// linker's bounds as extern statics.  The retained, empty listings below
+/// make the linker define them in an object with no sites or no keys; the
+/// GNU linkers give these symbols protected visibility, so a cdylib binds
+/// to its own.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")))]
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    #[used]
+    #[unsafe(link_section = "sk_sites")]
+    static NO_SITES: [sys::sk_site_entry; 0] = [];
+    #[used]
+    #[unsafe(link_section = "sk_keys")]
+    static NO_KEYS: [crate::__private::KeyListing; 0] = [];
+    unsafe extern "C" {
+        static __start_sk_sites: [sys::sk_site_entry; 0];
+        static __stop_sk_sites: [sys::sk_site_entry; 0];
+        static __start_sk_keys: [*mut sys::sk_key; 0];
+        static __stop_sk_keys: [*mut sys::sk_key; 0];
+    }
+    (
+        (&raw const __start_sk_sites).cast(),
+        (&raw const __stop_sk_sites).cast(),
+        (&raw const __start_sk_keys).cast(),
+        (&raw const __stop_sk_keys).cast(),
+    )
 }
 
 extern "C" fn register() {

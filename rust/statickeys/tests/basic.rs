@@ -53,7 +53,12 @@ fn all_directions() {
     T_KEY.enable().unwrap();
     sites(true, false);
     let st = statickeys::stats();
-    assert!(st.sites_written >= 8 && st.core_syncs > 0, "{st:?}");
+    if st.backend == "portable" {
+        // Keys as atomic flags: the sites above followed without a write.
+        assert_eq!(st.sites_written, 0, "{st:?}");
+    } else {
+        assert!(st.sites_written >= 8 && st.core_syncs > 0, "{st:?}");
+    }
     println!("checked 4 site kinds in 3 states; stats {st:?}");
 }
 

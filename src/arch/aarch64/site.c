@@ -16,6 +16,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+const char sk__arch_name[] = "aarch64";
 const unsigned sk__arch_site_size = 4;
 /* arm64 invalidates TLBs with broadcast TLBI: no IPI, so os/sync.c's mprotect
  * fallback interrupts no other CPU (docs/porting.md). */
@@ -60,18 +61,32 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr + (intptr_t)words * 4;
 }
 
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
-{
-	(void)info;
-	(void)ucontext;
-	return 0; /* no trap protocol: no SIGTRAP is ever ours */
-}
-
 void sk__arch_set_pc(void *ucontext, uintptr_t pc)
 {
 	ucontext_t *uc = ucontext;
 
 	uc->uc_mcontext.pc = pc;
+}
+
+bool sk__arch_reaches(uintptr_t addr, uintptr_t target)
+{
+	intptr_t off = (intptr_t)(target - addr);
+
+	return off >= -(1L << 27) && off < (1L << 27); /* B: +-128 MiB */
+}
+
+/* The cache maintenance of store_batch.c's step 2, per site. */
+void sk__arch_flush_site(uintptr_t addr, size_t len)
+{
+	__builtin___clear_cache((char *)addr, (char *)addr + len);
+}
+
+/* Step 3: one membarrier SYNC_CORE (os/sync.c). */
+int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
+	return sk__sync_cores();
 }
 
 void sk__arch_serialize_self(void)

@@ -17,6 +17,10 @@
  *      and drops instructions it fetched before step 2 (the kernel's
  *      kick_all_cpus_sync() after all stores of a batch, since 2024).
  *
+ * riscv64 uses this file too (src/arch/riscv64/): the same single aligned
+ * store per site, with its own instruction-fetch coherence in steps 2 and 3
+ * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h).
+ *
  * A batch therefore costs one core sync whatever the number of sites.  Each
  * site is its own write (never a span over unchanged bytes): with
  * /proc/self/mem the kernel copies a 4-byte aligned write with 32-bit stores,
@@ -25,7 +29,8 @@
  * way, so the batch is all or nothing as on x86-64.
  */
 
-#if defined(__aarch64__) /* only built for aarch64 (src/CMakeLists.txt) */
+/* only built for aarch64 and riscv64 (src/CMakeLists.txt) */
+#if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +47,7 @@ static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
 		int r = sk__writer_write(s, 1);
 		if (r)
 			return r;
-		__builtin___clear_cache((char *)s->addr, (char *)s->addr + s->len);
+		sk__arch_flush_site(s->addr, s->len);
 	}
 	return 0;
 }
@@ -52,12 +57,21 @@ static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
  * the core names the site. */
 static int verify_sites(const struct sk__patch *p, size_t n, size_t *changed)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (memcmp((const void *)p[i].addr, p[i].old_insn,
 			   sk__arch_site_size) != 0) {
 			*changed = i;
 			return -EILSEQ;
 		}
+		/* A jump the instruction cannot encode (riscv's JAL reaches
+		 * +-1 MiB) is refused before anything is written. */
+		if (!sk__arch_reaches(p[i].addr, p[i].dest)) {
+			sk__warn("site %p: its target %p is out of the jump's "
+				 "reach; its key cannot be changed",
+				 (void *)p[i].addr, (void *)p[i].dest);
+			return -ERANGE;
+		}
+	}
 	return 0;
 }
 
@@ -96,7 +110,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 				 "new instruction", done - undone);
 	}
 	/* Step 3, also after a failure: sites were written either way. */
-	int s = sk__sync_cores();
+	int s = sk__arch_sync_batch(p[0].addr, p[n - 1].addr + sk__arch_site_size);
 	if (r == 0)
 		r = s;
 	(void)sk__writer_end(spans, n);
@@ -117,27 +131,6 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return batch_run(patches, n, changed);
 }
 
-/* No trap protocol: every thread survives a batch whatever its mask. */
-int sk__arch_update_allowed(void)
-{
-	return 0;
-}
+/* No trap protocol: the trap half of the contract is arch/no_traps.c. */
 
-/* No traps: nothing resolves site addresses, nothing is ever stuck. */
-void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
-{
-	(void)n;
-	free(tables);
-}
-
-void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-}
-
-void sk__arch_after_fork_child(void)
-{
-}
-
-#endif /* __aarch64__ */
+#endif /* aarch64, riscv64 */

@@ -196,6 +196,9 @@ static void lookup(void)
 	REAL(sigsetmask) = __sigsetmask;
 }
 #else
+/* On i386, whose versions start at GLIBC_2.0, the x86-64 names below are
+ * not found and dlsym's default version is taken: the same function, each
+ * having one version there but pthread_sigmask (asked for as 2.32). */
 static void *next_definition(const char *name, const char *version)
 {
 #ifdef __GLIBC__
@@ -312,12 +315,17 @@ int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 }
 
 /* Programs built against glibc 2.32 and later call pthread_sigmask@GLIBC_2.32,
- * older ones @GLIBC_2.2.5 (it then lived in libpthread): define both. */
+ * older ones @GLIBC_2.2.5 (GLIBC_2.0 on i386; it then lived in libpthread):
+ * define both. */
 SK_EXPORT int WRAPPER(pthread_sigmask)(int how, const sigset_t *set,
 				       sigset_t *old)
 	__attribute__((alias("sk__pthread_sigmask")));
-#ifdef SK_SIGMASK_SYMVER
+#if defined(SK_SIGMASK_SYMVER) && defined(__i386__)
+__asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.0");
+#elif defined(SK_SIGMASK_SYMVER)
 __asm__(".symver sk__pthread_sigmask_2_2_5, pthread_sigmask@GLIBC_2.2.5");
+#endif
+#ifdef SK_SIGMASK_SYMVER
 SK_EXPORT int sk__pthread_sigmask_2_2_5(int how, const sigset_t *set,
 					 sigset_t *old)
 {

@@ -1,6 +1,10 @@
 /*
  * src/arch/x86_64/site.c - x86-64 sites: NOP5 (0f 1f 44 00 00) or JMP rel32.
  *
+ * This folder serves both x86 ABIs: an i686 build (statickeys/arch/i386.h)
+ * uses the same int3 protocol, with the kernel's 32-bit no-op
+ * (3e 8d 74 26 00) and the 32-bit register names below.
+ *
  * The int3 protocol in int3_batch.c needs only these facts: a site is 5 bytes,
  * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
  * with SIGTRAP (si_code SI_KERNEL; TRAP_BRKPT under valgrind) and the
@@ -11,11 +15,22 @@
 #include <string.h>
 #include <ucontext.h>
 
+#ifdef __i386__
+const char sk__arch_name[] = "i686";
+#else
+const char sk__arch_name[] = "x86_64";
+#endif
 const unsigned sk__arch_site_size = 5;
 const bool sk__arch_tlb_ipi_serialises = true;
 const unsigned char sk__arch_trap_byte = 0xcc;
 
+#ifdef __i386__
+static const unsigned char nop5[5] = { 0x3e, 0x8d, 0x74, 0x26, 0x00 };
+#define REG_PC REG_EIP
+#else
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+#define REG_PC REG_RIP
+#endif
 
 void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 		     unsigned char *out)
@@ -50,14 +65,14 @@ uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
 	 * lookup that follows is what really tells ours from others.) */
 	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT)
 		return 0;
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - 1;
 }
 
 void sk__arch_set_pc(void *ucontext, uintptr_t pc)
 {
 	ucontext_t *uc = ucontext;
 
-	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	uc->uc_mcontext.gregs[REG_PC] = (greg_t)pc;
 }
 
 void sk__arch_serialize_self(void)

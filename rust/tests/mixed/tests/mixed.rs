@@ -92,9 +92,40 @@ fn names_cross_languages() {
     assert_eq!(found, RUST_TRUE_KEY.as_raw());
 }
 
+/// What the site at `code` holds, decoded as the C runtime encodes it
+/// (src/arch/<arch>/site.c): `Some(destination)` for a jump, `None` for the
+/// no-op; any other bytes fail the test.
+#[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+fn decode_site(code: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    const NOP5: [u8; 5] = [0x0f, 0x1f, 0x44, 0x00, 0x00];
+    #[cfg(target_arch = "x86")]
+    const NOP5: [u8; 5] = [0x3e, 0x8d, 0x74, 0x26, 0x00]; // the kernel's 32-bit one
+    let bytes = unsafe { core::slice::from_raw_parts(code as *const u8, 5) };
+    if bytes[0] == 0xe9 {
+        let rel = i32::from_le_bytes(bytes[1..5].try_into().unwrap());
+        return Some((code as isize + 5 + rel as isize) as usize);
+    }
+    assert_eq!(bytes, NOP5, "site {code:#x}: a NOP5");
+    None
+}
+
+#[cfg(target_arch = "riscv64")]
+fn decode_site(code: usize) -> Option<usize> {
+    assert_eq!(code % 4, 0, "site {code:#x}: 4-byte aligned");
+    let v = unsafe { (code as *const u32).read() };
+    if v == 0x0000_0013 {
+        return None; // nop (addi x0, x0, 0)
+    }
+    assert_eq!(v & 0xfff, 0x06f, "site {code:#x}: a nop or a jal x0 ({v:#010x})");
+    let off = ((v >> 31) & 1) << 20 | ((v >> 21) & 0x3ff) << 1 | ((v >> 20) & 1) << 11 | (v & 0xff000);
+    Some((code as isize + ((off << 11) as i32 >> 11) as isize) as usize)
+}
+
 /// Every entry of this object's table, C and Rust, decodes the same way:
-/// a site holding NOP5 or `e9 rel32` to its target, as (state ^ likely)
-/// requires, and a key slot naming a key defined by either language.
+/// a site holding the architecture's no-op or a jump to its target, as
+/// (state ^ likely) requires, and a key slot naming a key defined by either
+/// language.
 #[test]
 fn c_and_rust_sites_are_the_same_bytes() {
     let _serial = SERIAL.lock().unwrap();
@@ -109,14 +140,8 @@ fn c_and_rust_sites_are_the_same_bytes() {
         let key = unsafe { *slot };
         let likely = e.flags & 1 == 1;
         let enabled = unsafe { statickeys::sys::sk_key_enabled(key) };
-        let bytes = unsafe { core::slice::from_raw_parts(code as *const u8, 5) };
-        if enabled ^ likely {
-            let rel = i32::from_le_bytes(bytes[1..5].try_into().unwrap());
-            assert_eq!(bytes[0], 0xe9, "site {code:#x}: a JMP");
-            assert_eq!(code as isize + 5 + rel as isize, target as isize, "JMP to the target");
-        } else {
-            assert_eq!(bytes, [0x0f, 0x1f, 0x44, 0x00, 0x00], "site {code:#x}: a NOP5");
-        }
+        let want = (enabled ^ likely).then_some(target);
+        assert_eq!(decode_site(code), want, "site {code:#x}: jump to the target iff state ^ likely");
         assert_eq!(e.flags & !1, 0, "flags hold only the likely bit");
         let is = |k: *mut sk_key| std::ptr::eq(key, k);
         if is(c_false_key.as_raw()) || is(c_true_key.as_raw()) {

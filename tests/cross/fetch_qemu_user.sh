@@ -8,7 +8,7 @@
 # apt-get through a private apt configuration under DEST (its own sources
 # list, lists and cache), checked by apt against Debian's archive keyring,
 # and unpacked with dpkg-deb -x: nothing is installed.  Its binaries are
-# static.  Does nothing if DEST already holds qemu-aarch64 10 or newer.
+# static.  Does nothing if DEST already holds them, version 10 or newer.
 set -euo pipefail
 dest=${1:?usage: fetch_qemu_user.sh DEST}
 mkdir -p "$dest"
@@ -20,7 +20,9 @@ version_ok() {
   v=$("$1" --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
   [ -n "$v" ] && [ "$v" -ge 10 ]
 }
-if [ -x "$qemu" ] && version_ok "$qemu"; then
+emulators="qemu-aarch64 qemu-riscv64 qemu-s390x qemu-ppc64le"
+have_all() { for e in $emulators; do [ -x "$dest/usr/bin/$e" ] || return 1; done; }
+if have_all && version_ok "$qemu"; then
   echo "qemu-user already in $dest: $("$qemu" --version | head -1)"
   exit 0
 fi
@@ -43,8 +45,10 @@ apt-get "${opts[@]}" -qq update
 deb=$(ls "$apt"/qemu-user_*.deb)
 dpkg-deb -x "$deb" "$dest"
 rm -f "$deb"
-# Only the aarch64 emulator is used; the package holds ~40 others.
-find "$dest/usr/bin" -name 'qemu-*' ! -name qemu-aarch64 -delete
+# Only the emulators of the architectures tests/cross runs are kept (each
+# ~5 MB); the package holds ~40 others.
+keep=(); for e in $emulators; do keep+=(! -name "$e"); done
+find "$dest/usr/bin" -name 'qemu-*' "${keep[@]}" -delete
 if ! version_ok "$qemu"; then
   echo "fetch_qemu_user.sh: $qemu is not qemu 10 or newer" >&2
   exit 1

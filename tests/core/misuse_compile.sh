@@ -46,6 +46,14 @@ if [ "$cxx" = none ]; then # a build without a C++ compiler (cross, C only)
 	echo "note: no C++ compiler: the C++ cases are not checked"
 	langs=c
 fi
+# A key known only at run time (case 3) is refused where sites are patched
+# (their table needs a link-time address); a flag test takes any key.
+cases="1 2 3 4"
+if ! printf '#include <statickeys.h>\nSK_HAVE_PATCHED_SITES\n' |
+	"$cc" -E -I"$inc" -x c - | tail -1 | grep -qx 1; then
+	echo "note: this target's sites test a flag: case 3 (a run-time key) applies only to patched sites"
+	cases="1 2 4"
+fi
 for lang in $langs; do
 	compiler=$cc
 	[ "$lang" = c++ ] && compiler=$cxx
@@ -55,7 +63,7 @@ for lang in $langs; do
 		echo "FAIL: correct use does not compile as $lang:"; cat "$tmp/log"
 		fail=$((fail + 1))
 	fi
-	for m in 1 2 3 4; do
+	for m in $cases; do
 		if try "$compiler" "$lang" "$m"; then
 			echo "FAIL: misuse $m compiled as $lang"
 			fail=$((fail + 1))

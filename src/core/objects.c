@@ -116,12 +116,14 @@ static void stamp_keys(const struct sk__object *obj, unsigned stamp)
 static inline void check_one_runtime(const struct sk__object *obj,
 				     const struct sk_key *key, unsigned stamp)
 {
-	static bool warned;
+	/* A word, not a bool: riscv64 has no one-byte atomic exchange
+	 * instruction, and gcc would call libatomic for it. */
+	static unsigned warned;
 	unsigned other = __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
 			 RUNTIME_STAMP_MASK;
 
 	if (__builtin_expect(!other || other == stamp, 1) ||
-	    __atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+	    __atomic_exchange_n(&warned, 1u, __ATOMIC_RELAXED))
 		return;
 	sk__warn("key '%s', used by %s, belongs to another copy of the "
 		 "statickeys runtime in this process: updates through one copy "

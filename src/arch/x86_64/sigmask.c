@@ -476,18 +476,33 @@ static void strip_saved_mask(struct __jmp_buf_tag *env)
 		sigdelset(JB_MASK(env), SIGTRAP);
 }
 
-/* The stack pointer the jump returns to (word 6 of the buffer): glibc
- * stores it mangled with the thread's pointer guard (PTR_MANGLE: xor with
- * %fs:0x30, rotate left 17), musl as it is. */
+/*
+ * The stack pointer the jump returns to.  glibc stores it mangled with the
+ * thread's pointer guard (PTR_MANGLE), musl as it is.  The layouts:
+ *   x86-64  word 6 (JB_RSP); mangled: xor with %fs:0x30, rotate left 17
+ *   i386    word 4 (JB_SP);  mangled: xor with %gs:0x18, rotate left 9
+ * (the guard's offset in each C library's thread control block).
+ */
+#if defined(__x86_64__)
+#define JB_SP 6
+#define GUARD_LOAD "mov %%fs:0x30, %0"
+#define GUARD_ROL 17
+#elif defined(__i386__)
+#define JB_SP 4
+#define GUARD_LOAD "mov %%gs:0x18, %0"
+#define GUARD_ROL 9
+#endif
+#define WORD_BITS (8 * sizeof(uintptr_t))
+
 static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 {
 #ifdef __GLIBC__
-	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+	uintptr_t v = (uintptr_t)env->__jmpbuf[JB_SP], guard;
 
-	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
-	return ((v >> 17) | (v << 47)) ^ guard;
+	__asm__(GUARD_LOAD : "=r"(guard));
+	return ((v >> GUARD_ROL) | (v << (WORD_BITS - GUARD_ROL))) ^ guard;
 #else
-	return (uintptr_t)env->__jb[6];
+	return (uintptr_t)env->__jb[JB_SP];
 #endif
 }
 

@@ -4,6 +4,12 @@
  * named in one warning, with the words it may be, and the default is used.
  * secure_getenv: a set-user-ID or file-capability program must not let
  * whoever starts it choose how it writes its code.
+ *
+ * The settings of code patching (writer, core sync, SIGTRAP masks) are all
+ * read here, at start-up (sk__settings_check, from the runtime's set-up),
+ * each once: its warning is given then, on every backend, also where
+ * nothing reads it later (the portable backend writes no code), and the
+ * code that acts on it reads the value kept here (sk__setting).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,4 +42,36 @@ int sk__env_choice(const char *name, const char *const *words, int dflt)
 	}
 	sk__warn("%s=%s is not %s; using %s", name, value, list, words[dflt]);
 	return dflt;
+}
+
+static const struct {
+	const char *name;
+	const char *const words[3]; /* the first is the default */
+} settings[SK__SETTING_COUNT] = {
+	[SK__SETTING_WRITER] = { "STATICKEYS_WRITER", { "procmem", "mprotect" } },
+	[SK__SETTING_SYNC] = { "STATICKEYS_SYNC", { "membarrier", "mprotect" } },
+	[SK__SETTING_KEEP_SIGTRAP] = { "STATICKEYS_KEEP_SIGTRAP", { "1", "0" } },
+	[SK__SETTING_BLOCKED_SIGTRAP] = { "STATICKEYS_BLOCKED_SIGTRAP",
+					  { "refuse", "warn" } },
+};
+
+/* Each setting's index in its words, plus one; 0: not read yet. */
+static int chosen[SK__SETTING_COUNT];
+
+int sk__setting(enum sk__setting which)
+{
+	int c = __atomic_load_n(&chosen[which], __ATOMIC_ACQUIRE);
+
+	if (c == 0) {
+		c = sk__env_choice(settings[which].name, settings[which].words,
+				   0) + 1;
+		__atomic_store_n(&chosen[which], c, __ATOMIC_RELEASE);
+	}
+	return c - 1;
+}
+
+void sk__settings_check(void)
+{
+	for (int i = 0; i < SK__SETTING_COUNT; i++)
+		(void)sk__setting((enum sk__setting)i);
 }

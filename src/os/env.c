@@ -6,11 +6,13 @@
  * whoever starts it choose how it writes its code.
  *
  * The settings of code patching (writer, core sync, SIGTRAP masks) are all
- * read here, at start-up (sk__settings_check, from the runtime's set-up),
- * each once: its warning is given then, on every backend, also where
- * nothing reads it later (the portable backend writes no code), and the
- * code that acts on it reads the value kept here (sk__setting).
+ * checked at start-up (sk__settings_check, from the runtime's set-up): a
+ * bad value is named then, on every backend, also where nothing reads it
+ * later (the portable backend writes no code).  The code that acts on a
+ * setting reads it when it needs it (sk__setting), as a program may set
+ * it after start-up; a bad value is named once.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,19 +57,21 @@ static const struct {
 					  { "refuse", "warn" } },
 };
 
-/* Each setting's index in its words, plus one; 0: not read yet. */
-static int chosen[SK__SETTING_COUNT];
+/* A bad value of the setting was named already. */
+static bool warned[SK__SETTING_COUNT];
 
 int sk__setting(enum sk__setting which)
 {
-	int c = __atomic_load_n(&chosen[which], __ATOMIC_ACQUIRE);
+	const char *const *words = settings[which].words;
+	const char *value = secure_getenv(settings[which].name);
+	int i = sk__env_match(value, words);
 
-	if (c == 0) {
-		c = sk__env_choice(settings[which].name, settings[which].words,
-				   0) + 1;
-		__atomic_store_n(&chosen[which], c, __ATOMIC_RELEASE);
-	}
-	return c - 1;
+	if (i >= 0 || !value || !*value)
+		return i >= 0 ? i : 0;
+	/* A bad value: the default, named once. */
+	if (!__atomic_exchange_n(&warned[which], true, __ATOMIC_RELAXED))
+		return sk__env_choice(settings[which].name, words, 0);
+	return 0;
 }
 
 void sk__settings_check(void)

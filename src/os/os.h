@@ -23,7 +23,7 @@ int sk__env_match(const char *value, const char *const *words);
  * after a warning naming the variable, its value and the words. */
 int sk__env_choice(const char *name, const char *const *words, int dflt);
 
-/* The settings of code patching, each read once (env.c). */
+/* The settings of code patching (env.c). */
 enum sk__setting {
 	SK__SETTING_WRITER,          /* procmem (0), mprotect (1) */
 	SK__SETTING_SYNC,            /* membarrier (0), mprotect (1) */
@@ -32,7 +32,7 @@ enum sk__setting {
 	SK__SETTING_COUNT
 };
 /* sk__setting - the index of @which's value in its words, 0 being the
- * default (sk__env_choice, warning once: the first call reads it). */
+ * default (as sk__env_choice, but a bad value is named only once). */
 int sk__setting(enum sk__setting which);
 /* sk__settings_check - read every setting, so a bad value is named at
  * start-up on every backend, also where nothing reads it later. */

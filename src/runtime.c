@@ -46,6 +46,7 @@ static void runtime_init_once(void)
 	 * constructor, while the program is usually still single-threaded.
 	 * The portable backend (site size 0) writes no code: no core sync,
 	 * and no warning about a missing one. */
+	sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
 	if (sk__arch_site_size)
 		sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -292,10 +292,17 @@ if _state is None:
 
     def _mark_loaded(*_):
         # Tell the runtime the script is here (tracer_note.c); quietly
-        # nothing while it is not loaded or there is no process.
+        # nothing while it is not loaded, or is one without the variable
+        # (the portable backend: nothing traps), or there is no process.
+        # The address is looked up first: a `set var` that fails for want
+        # of the symbol, run from this event while the program starts,
+        # left gdb 13 thinking the program was running, and it crashed.
         try:
             if gdb.selected_inferior().pid:
-                gdb.execute("set var sk__debugger_script = 1", to_string=True)
+                addr = int(gdb.parse_and_eval(
+                    "(unsigned long)&sk__debugger_script"))
+                gdb.execute("set var *(volatile int *)%d = 1" % addr,
+                            to_string=True)
         except gdb.error:
             pass
 

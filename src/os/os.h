@@ -23,6 +23,21 @@ int sk__env_match(const char *value, const char *const *words);
  * after a warning naming the variable, its value and the words. */
 int sk__env_choice(const char *name, const char *const *words, int dflt);
 
+/* The settings of code patching (env.c). */
+enum sk__setting {
+	SK__SETTING_WRITER,          /* procmem (0), mprotect (1) */
+	SK__SETTING_SYNC,            /* membarrier (0), mprotect (1) */
+	SK__SETTING_KEEP_SIGTRAP,    /* 1 (0), 0 (1) */
+	SK__SETTING_BLOCKED_SIGTRAP, /* refuse (0), warn (1) */
+	SK__SETTING_COUNT
+};
+/* sk__setting - the index of @which's value in its words, 0 being the
+ * default (as sk__env_choice, but a bad value is named only once). */
+int sk__setting(enum sk__setting which);
+/* sk__settings_check - read every setting, so a bad value is named at
+ * start-up on every backend, also where nothing reads it later. */
+void sk__settings_check(void);
+
 /* ---- code layout -------------------------------------------------------- */
 
 /* sk__segment - an executable PT_LOAD segment of an object. */

@@ -114,8 +114,7 @@ static int mprotect_sync(void)
 
 void sk__sync_init(void)
 {
-	static const char *const words[] = { "membarrier", "mprotect", NULL };
-	bool force_mprotect = sk__env_choice("STATICKEYS_SYNC", words, 0) == 1;
+	bool force_mprotect = sk__setting(SK__SETTING_SYNC) == 1;
 
 	caller_needs_serialise = kernel_before_5_11();
 	if (!force_mprotect && membarrier_register()) {

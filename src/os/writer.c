@@ -120,9 +120,8 @@ int sk__writer_ready(void)
 	if (current != W_UNPROBED)
 		return current == W_NONE ? -EPERM : 0;
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	static const char *const words[] = { "procmem", "mprotect", NULL };
-	int want = sk__env_choice("STATICKEYS_WRITER", words, 0) == 1
-			   ? W_MPROTECT : W_PROCMEM;
+	int want = sk__setting(SK__SETTING_WRITER) == 1 ? W_MPROTECT
+							 : W_PROCMEM;
 	int r = probe(want);
 	if (r == 0) {
 		current = want;

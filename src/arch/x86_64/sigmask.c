@@ -633,10 +633,8 @@ SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 
 void sk__sigmask_ready(void)
 {
-	static const char *const keep_words[] = { "1", "0", NULL };
-
 	/* keeping() may first run inside a sanitizer's start-up, where it must
 	 * not print: the warning for a bad value is given here. */
-	(void)sk__env_choice("STATICKEYS_KEEP_SIGTRAP", keep_words, 0);
+	(void)sk__setting(SK__SETTING_KEEP_SIGTRAP);
 	lookup();
 }

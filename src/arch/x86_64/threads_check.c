@@ -68,8 +68,7 @@ static bool warned_no_proc;
 static enum policy current_policy(void)
 {
 	if (policy == POLICY_UNSET) {
-		static const char *const words[] = { "refuse", "warn", NULL };
-		policy = sk__env_choice("STATICKEYS_BLOCKED_SIGTRAP", words, 0)
+		policy = sk__setting(SK__SETTING_BLOCKED_SIGTRAP)
 				 ? POLICY_WARN : POLICY_REFUSE;
 	}
 	return policy;

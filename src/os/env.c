@@ -57,8 +57,9 @@ static const struct {
 					  { "refuse", "warn" } },
 };
 
-/* A bad value of the setting was named already. */
-static bool warned[SK__SETTING_COUNT];
+/* A bad value of the setting was named already (words: riscv64 has no
+ * one-byte atomic exchange, and gcc would call libatomic for it). */
+static unsigned warned[SK__SETTING_COUNT];
 
 int sk__setting(enum sk__setting which)
 {
@@ -69,7 +70,7 @@ int sk__setting(enum sk__setting which)
 	if (i >= 0 || !value || !*value)
 		return i >= 0 ? i : 0;
 	/* A bad value: the default, named once. */
-	if (!__atomic_exchange_n(&warned[which], true, __ATOMIC_RELAXED))
+	if (!__atomic_exchange_n(&warned[which], 1u, __ATOMIC_RELAXED))
 		return sk__env_choice(settings[which].name, words, 0);
 	return 0;
 }

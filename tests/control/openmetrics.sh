@@ -19,7 +19,12 @@ for n in 1 2; do
 	pids+=($!)
 done
 for n in 1 2; do
-	for _ in $(seq 600); do [ -S "$tmp/s$n.sock" ] && break; sleep 0.1; done
+	# The socket can answer before the program's own keys are registered
+	# (the library's constructor starts the server first): wait for the key.
+	for _ in $(seq 600); do
+		"$skctl" -s "$tmp/s$n.sock" get tracing >/dev/null 2>&1 && break
+		sleep 0.1
+	done
 	"$skctl" -s "$tmp/s$n.sock" set tracing=1 >/dev/null || exit 1
 done
 rc=0

@@ -47,6 +47,8 @@ static void runtime_init_once(void)
 	 * The portable backend (site size 0) writes no code: no core sync,
 	 * and no warning about a missing one. */
 	sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
+	sk__arch_init();      /* are signal handlers counted? */
+	sk__unwinder_load();  /* only where they are not */
 	if (sk__arch_site_size)
 		sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -60,5 +62,6 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 				struct sk_key *const *keys_stop)
 {
 	pthread_once(&init_once, runtime_init_once);
-	sk__objects_add(handle, sites_start, sites_stop, keys_start, keys_stop);
+	sk__objects_add(handle, sites_start, sites_stop, keys_start, keys_stop,
+			sk__update_object_locked);
 }

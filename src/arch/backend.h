@@ -149,6 +149,11 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n);
  * being unloaded; returns once no handler can still be reading them. */
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 
+/* sk__arch_init - once, before the first registration (runtime.c): what
+ * the backend sets up at start-up (x86: whether the signal-mask wrappers
+ * are reached, and so whether the program's handlers are counted). */
+void sk__arch_init(void);
+
 /* sk__arch_after_fork_child - in a fork child: forget what named the
  * parent's threads (trap handler readers, thread descriptors). */
 void sk__arch_after_fork_child(void);

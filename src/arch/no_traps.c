@@ -37,3 +37,9 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
 void sk__arch_after_fork_child(void)
 {
 }
+
+void sk__arch_init(void)
+{
+	/* No mask wrappers here: the program's signal handlers are not
+	 * counted (core/lock.c then unwinds). */
+}

@@ -124,18 +124,30 @@ void sk__key_adopt_zeroed(struct sk_key *key);
 extern void (*sk__object_added_hook)(struct sk__object *obj);
 
 /* sk__objects_add - objects.c's half of sk__object_register() (runtime.c
- * makes sure the runtime is set up first). */
+ * makes sure the runtime is set up first).  @settle brings the new object's
+ * sites in line with their keys, under the lock, before the hook runs and
+ * before its constructors can run a site (runtime.c passes
+ * sk__update_object_locked: the registry itself knows nothing of updates,
+ * so update.c can use the registry without the registry using it). */
 void sk__objects_add(struct sk__object_handle *handle,
 		     const struct sk__site_entry *sites_start,
 		     const struct sk__site_entry *sites_stop,
 		     struct sk_key *const *keys_start,
-		     struct sk_key *const *keys_stop);
+		     struct sk_key *const *keys_stop,
+		     int (*settle)(struct sk__object *obj));
 
 /* ---- lock.c --------------------------------------------------------------- */
 
 /* sk__lock - take the patch lock; -EDEADLK if this thread holds it, or if
  * it runs a signal handler (see sk__in_signal_handler). */
 int sk__lock(void);
+/* sk__lock_from_loader - the same, for registration, which runs from the
+ * dynamic linker's constructors, never from a signal handler: no handler
+ * check (see lock.c). */
+int sk__lock_from_loader(void);
+/* sk__unwinder_load - at start-up: load the unwinder that
+ * sk__in_signal_handler() needs where handlers are not counted. */
+void sk__unwinder_load(void);
 void sk__unlock(void);
 /* sk__lock_held_by_me - for assertions and signal-handler refusal. */
 bool sk__lock_held_by_me(void);

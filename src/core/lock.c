@@ -11,18 +11,31 @@
  * Is the caller running a signal handler?  The slow paths take a mutex and
  * allocate memory, neither of which is async-signal-safe: a handler that
  * interrupted malloc, or our own trap handler, would deadlock.  Where the
- * program's handlers pass through the runtime's trampoline, a thread-local
- * count answers (os/signal_depth.c).  Where they do not (an architecture
- * without the mask wrappers, or the runtime loaded late by dlopen), we
- * unwind the caller's stack with the compiler's unwinder, which marks the
- * frame the kernel pushed for a signal (glibc's __restore_rt carries
- * "signal frame" unwind information); a frame without unwind information
- * stops the walk early and the answer is then "no".  A program without a
- * dynamic linker (fully static) is never unwound: there the unwinder finds
- * no frame information registered for the C library's code and aborts; the
- * answer is "no", and the update itself is refused unless the program was
- * linked with the wrappers (sigmask_link.c says how).
+ * program's handlers pass through the runtime's trampoline (x86 programs
+ * that link the runtime), a thread-local count answers (os/signal_depth.c):
+ * no stack is unwound.  Only where they do not (an architecture without the
+ * mask wrappers, or the runtime loaded late by dlopen) do we unwind the
+ * caller's stack with the compiler's unwinder, which marks the frame the
+ * kernel pushed for a signal (glibc's __restore_rt carries "signal frame"
+ * unwind information); a frame without unwind information stops the walk
+ * early and the answer is then "no".
+ *
+ * The unwinder is not linked: loading libgcc_s costs every program ~0.1 ms
+ * at start-up (experiment 10), which programs whose handlers are counted
+ * would pay for nothing.  sk__unwinder_load() loads it at start-up (from
+ * the first registration, never from a handler: dlopen is not
+ * async-signal-safe) only where handlers are not counted.  A program
+ * without a dynamic linker (fully static) is never unwound: the answer is
+ * "no", and the update itself is refused unless the program was linked
+ * with the wrappers (sigmask_probe.c says how).
+ *
+ * Registration (objects.c) takes the lock without the question: it runs
+ * from the dynamic linker's constructors, which no signal handler may run
+ * (dlopen is not async-signal-safe), and a thread that re-enters the lock
+ * is refused by the mutex itself.  Unregistration still asks: exit() from
+ * a handler runs destructors.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/auxv.h>
@@ -73,6 +86,11 @@ int sk__lock(void)
 	 * handler, which may have interrupted malloc or the lock holder. */
 	if (sk__in_signal_handler())
 		return -EDEADLK;
+	return sk__lock_from_loader();
+}
+
+int sk__lock_from_loader(void)
+{
 	lock_ready();
 	uint64_t t0 = sk__now_ns();
 	int r = pthread_mutex_lock(&patch_lock);
@@ -121,12 +139,19 @@ void sk__lock_after_fork_child(void)
 }
 
 #ifdef __GLIBC__
+typedef _Unwind_Reason_Code backtrace_fn(_Unwind_Trace_Fn, void *);
+typedef _Unwind_Ptr ip_info_fn(struct _Unwind_Context *, int *);
+
+/* Set once, by sk__unwinder_load() at start-up; NULL: never unwind. */
+static backtrace_fn *unwind_backtrace;
+static ip_info_fn *unwind_ip_info;
+
 static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
 					     void *arg)
 {
 	int before_insn = 0;
 
-	(void)_Unwind_GetIPInfo(ctx, &before_insn);
+	(void)unwind_ip_info(ctx, &before_insn);
 	if (before_insn) {
 		/* Only signal frames resume *at* their IP, not after a call. */
 		*(bool *)arg = true;
@@ -136,6 +161,30 @@ static _Unwind_Reason_Code note_signal_frame(struct _Unwind_Context *ctx,
 }
 #endif
 
+void sk__unwinder_load(void)
+{
+#ifdef __GLIBC__
+	/* AT_BASE: where the dynamic linker was loaded; 0 without one. */
+	if (sk__signal_depth_tracked() || getauxval(AT_BASE) == 0)
+		return;
+	/* Kept loaded for the process's life (never dlclose'd): the
+	 * functions are called from any thread until exit. */
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+	backtrace_fn *bt = h ? (backtrace_fn *)dlsym(h, "_Unwind_Backtrace")
+			     : NULL;
+	ip_info_fn *ip = h ? (ip_info_fn *)dlsym(h, "_Unwind_GetIPInfo")
+			   : NULL;
+	if (!bt || !ip) {
+		sk__warn("the C runtime's unwinder (libgcc_s.so.1) cannot be "
+			 "loaded: an update from a signal handler cannot be "
+			 "told from ordinary code here and is not refused");
+		return;
+	}
+	unwind_ip_info = ip;
+	__atomic_store_n(&unwind_backtrace, bt, __ATOMIC_RELEASE);
+#endif
+}
+
 bool sk__in_signal_handler(void)
 {
 	bool found = false;
@@ -143,14 +192,12 @@ bool sk__in_signal_handler(void)
 	if (sk__signal_depth_tracked())
 		return sk__signal_depth_in_handler();
 #ifdef __GLIBC__
-	/* AT_BASE: where the dynamic linker was loaded; 0 without one. */
-	if (getauxval(AT_BASE) == 0)
-		return false;
-	_Unwind_Backtrace(note_signal_frame, &found);
+	backtrace_fn *bt = __atomic_load_n(&unwind_backtrace, __ATOMIC_ACQUIRE);
+	if (bt)
+		bt(note_signal_frame, &found);
 #endif
 	/* Other C libraries: the compiler's unwinder may need the C library's
 	 * own frame lookup (glibc's _dl_find_object); handlers are counted
 	 * there, or not at all. */
 	return found;
 }
-

@@ -482,7 +482,8 @@ void sk__objects_add(struct sk__object_handle *handle,
 		     const struct sk__site_entry *sites_start,
 		     const struct sk__site_entry *sites_stop,
 		     struct sk_key *const *keys_start,
-		     struct sk_key *const *keys_stop)
+		     struct sk_key *const *keys_stop,
+		     int (*settle)(struct sk__object *obj))
 {
 	static pthread_once_t pinned = PTHREAD_ONCE_INIT;
 
@@ -498,7 +499,7 @@ void sk__objects_add(struct sk__object_handle *handle,
 			 "as compiled");
 		return;
 	}
-	if (sk__lock() != 0) {
+	if (sk__lock_from_loader() != 0) {
 		sk__warn("%s is loading from inside a key update; its sites "
 			 "stay as compiled", display_name(obj));
 		object_free(obj);
@@ -525,7 +526,7 @@ void sk__objects_add(struct sk__object_handle *handle,
 	sk__objects = obj;
 	handle->object = obj;
 	publish_site_index();
-	int r = sk__update_object_locked(obj);
+	int r = settle(obj);
 	if (r)
 		sk__warn("could not bring %s's sites in line with their keys "
 			 "(%s)", display_name(obj), strerror(-r));

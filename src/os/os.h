@@ -1,7 +1,8 @@
 /*
  * src/os/os.h - what the runtime asks of Linux, whatever the architecture
  * (prefix sk__): writing code (writer.c), serialising every core running the
- * process (sync.c), counters, histograms and messages (stats.c), and the
+ * process (sync.c), counters, histograms and messages (stats.c,
+ * stats_report.c), and the
  * fault-injection hook of the tests.  The bottom layer: it calls no other.
  */
 #ifndef SK_OS_H
@@ -99,6 +100,8 @@ enum sk__counter {
 };
 
 void sk__count(enum sk__counter c, uint64_t n); /* async-signal-safe */
+/* sk__counter - the current value of @c (relaxed). */
+uint64_t sk__counter(enum sk__counter c);
 void sk__hist_record(enum sk_hist h, uint64_t ns);
 uint64_t sk__now_ns(void);
 

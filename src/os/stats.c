@@ -1,6 +1,9 @@
 /*
  * src/os/stats.c - counters and duration histograms.
  *
+ * A leaf: writer.c, sync.c and the layers above count here, and
+ * stats_report.c (sk_stats_get) adds the names of the mechanisms in use.
+ *
  * Everything is a relaxed atomic add: the trap handler counts from signal
  * context, and a reader (the control socket, a benchmark) never takes the
  * patch lock to look.
@@ -11,7 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/backend.h" /* sk__arch_name: a leaf constant (as in sync.c) */
 #include "os/os.h"
 
 static uint64_t counters[SK__C_COUNT];
@@ -63,22 +65,9 @@ static uint64_t load(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-SK_API int sk_stats_get(struct sk_stats *out)
+uint64_t sk__counter(enum sk__counter c)
 {
-	if (!out)
-		return -EINVAL;
-	out->updates = load(&counters[SK__C_UPDATES]);
-	out->batches = load(&counters[SK__C_BATCHES]);
-	out->sites_written = load(&counters[SK__C_SITES_WRITTEN]);
-	out->text_writes = load(&counters[SK__C_TEXT_WRITES]);
-	out->core_syncs = load(&counters[SK__C_CORE_SYNCS]);
-	out->traps_handled = load(&counters[SK__C_TRAPS_HANDLED]);
-	out->traps_chained = load(&counters[SK__C_TRAPS_CHAINED]);
-	out->update_errors = load(&counters[SK__C_UPDATE_ERRORS]);
-	out->writer = sk__writer_name();
-	out->sync_method = sk__sync_name();
-	out->backend = sk__arch_name;
-	return 0;
+	return load(&counters[c]);
 }
 
 SK_API void sk_stats_reset(void)

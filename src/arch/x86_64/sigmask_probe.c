@@ -135,10 +135,16 @@ int sk__sigmask_link_check(void)
 	return -ENOTSUP;
 }
 
-/* Priority 101 (with the objects' registration): before ordinary
- * constructors, which may already set masks or start threads. */
-__attribute__((constructor(101))) static void sigmask_probe_init(void)
+/* Once, from whichever comes first: this file's constructor or the first
+ * registration (runtime.c), which must know whether handlers are counted
+ * before it decides to load an unwinder (core/lock.c).  Both run in the
+ * dynamic linker's constructors, one at a time. */
+void sk__arch_init(void)
 {
+	static int done;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
 #ifndef SK_SIGMASK_LD_WRAP
 	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
 #endif
@@ -153,4 +159,11 @@ __attribute__((constructor(101))) static void sigmask_probe_init(void)
 		sigaddset(&trap, SIGTRAP);
 		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, _NSIG / 8);
 	}
+}
+
+/* Priority 101 (with the objects' registration): before ordinary
+ * constructors, which may already set masks or start threads. */
+__attribute__((constructor(101))) static void sigmask_probe_init(void)
+{
+	sk__arch_init();
 }

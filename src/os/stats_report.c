@@ -1,0 +1,30 @@
+/*
+ * src/os/stats_report.c - sk_stats_get(): the counters, with the names of
+ * the writer, core-sync method and backend in use.
+ *
+ * Apart from stats.c because it asks writer.c and sync.c for their names,
+ * while they count in stats.c: this way the counters stay a leaf that every
+ * layer can use without a circle.
+ */
+#include <errno.h>
+
+#include "arch/backend.h" /* sk__arch_name: a leaf constant (as in sync.c) */
+#include "os/os.h"
+
+SK_API int sk_stats_get(struct sk_stats *out)
+{
+	if (!out)
+		return -EINVAL;
+	out->updates = sk__counter(SK__C_UPDATES);
+	out->batches = sk__counter(SK__C_BATCHES);
+	out->sites_written = sk__counter(SK__C_SITES_WRITTEN);
+	out->text_writes = sk__counter(SK__C_TEXT_WRITES);
+	out->core_syncs = sk__counter(SK__C_CORE_SYNCS);
+	out->traps_handled = sk__counter(SK__C_TRAPS_HANDLED);
+	out->traps_chained = sk__counter(SK__C_TRAPS_CHAINED);
+	out->update_errors = sk__counter(SK__C_UPDATE_ERRORS);
+	out->writer = sk__writer_name();
+	out->sync_method = sk__sync_name();
+	out->backend = sk__arch_name;
+	return 0;
+}

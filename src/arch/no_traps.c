@@ -38,6 +38,11 @@ void sk__arch_after_fork_child(void)
 {
 }
 
+void sk__arch_descriptor_release(void)
+{
+	/* No descriptor is kept here. */
+}
+
 void sk__arch_init(void)
 {
 	/* No mask wrappers here: the program's signal handlers are not

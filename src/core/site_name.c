@@ -82,7 +82,10 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 	const char *shown = obj && obj->path[0] ? obj->path : "the program";
 	char name[128];
 	uint64_t off = 0;
-	int fd = obj ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd;
+
+	sk__arch_descriptor_release(); /* its place in the budget */
+	fd = obj ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	bool have = fd >= 0 && symbol_of(fd, addr - obj->bias, name,
 					 sizeof(name), &off);
 

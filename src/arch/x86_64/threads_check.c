@@ -81,11 +81,21 @@ struct blocker {
 };
 
 /*
- * Descriptors: at most one at any instant, and none between updates.  The
- * thread ids are read from /proc/self/task into memory and the directory is
- * closed before any thread's stat file is opened; each stat file is opened,
- * read and closed before the next.  The library's whole descriptor budget
- * (README, "What the library takes from its host") counts on this.
+ * Descriptors: at most one at any instant.  /proc/self/task stays open
+ * between updates, because an fstat() of it tells a changed thread count in
+ * ~0.45 us where a stat() by path takes ~1.7 us, most of what a 1-site flip
+ * costs above its floor (experiment 3b).  It shares its place in the
+ * library's descriptor budget (README, "What the library takes from its
+ * host") with every other descriptor the runtime opens for a moment under
+ * the patch lock: before one of those is opened (a thread's stat file
+ * here, an object's file for a message, /proc/self/status for the tracer
+ * note) the directory is closed (sk__arch_descriptor_release), and the
+ * next update opens it again.  The thread ids are read from the directory
+ * into memory and the directory is closed before any thread's stat file is
+ * opened; each stat file is opened, read and closed before the next.  A
+ * program that closed our descriptor and got its number back for something
+ * else is noticed (the inode is not the directory's) and the number left
+ * alone.
  *
  * Cost: opening a stat file by path costs a few microseconds, about three
  * times a read of an already open one, so a scan does not open every
@@ -102,6 +112,35 @@ struct tids {
 	pid_t *v;
 	size_t n, cap;
 };
+
+static int task_fd = -1; /* /proc/self/task, or -1 */
+static dev_t task_dev;
+static ino_t task_ino;
+
+void sk__arch_descriptor_release(void)
+{
+	if (task_fd >= 0)
+		close(task_fd);
+	task_fd = -1;
+}
+
+/* The open task directory, after fstat() into @st; -1 without /proc. */
+static int task_dir(struct stat *st)
+{
+	if (task_fd >= 0 && fstat(task_fd, st) == 0 && S_ISDIR(st->st_mode) &&
+	    st->st_dev == task_dev && st->st_ino == task_ino)
+		return task_fd;
+	/* Not open, or the number is no longer ours (the program closed it
+	 * and reused it): leave it to its owner and open ours. */
+	task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (task_fd < 0 || fstat(task_fd, st) != 0) {
+		sk__arch_descriptor_release();
+		return -1;
+	}
+	task_dev = st->st_dev;
+	task_ino = st->st_ino;
+	return task_fd;
+}
 
 static struct tids clean; /* sorted: accepted at the last scan */
 static struct tids listed; /* sorted: in /proc/self/task now */
@@ -178,16 +217,21 @@ static int cmp_tid(const void *a, const void *b)
 }
 
 /* Read the ids in /proc/self/task into @listed, sorted; the directory is
- * closed again before this returns. */
+ * closed before this returns, so that stat files can be opened. */
 static int list_threads(void)
 {
 	char dents[4096];
 	long n;
 	int r = 0;
-	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	int dir = task_dir(&st);
 
 	if (dir < 0)
+		return -ENOENT;
+	if (lseek(dir, 0, SEEK_SET) != 0) {
+		sk__arch_descriptor_release();
 		return -errno;
+	}
 	listed.n = 0;
 	while (r == 0 &&
 	       (n = syscall(SYS_getdents64, dir, dents, sizeof(dents))) > 0) {
@@ -199,7 +243,7 @@ static int list_threads(void)
 				r = tids_push(&listed, (pid_t)tid);
 		}
 	}
-	close(dir);
+	sk__arch_descriptor_release();
 	if (listed.n > 1)
 		qsort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
 	return r;
@@ -244,7 +288,8 @@ static void scan_accepted(long count, bool full)
 
 void sk__threads_after_fork_child(void)
 {
-	/* The ids are the parent's threads. */
+	/* The ids are the parent's threads, and so is the directory. */
+	sk__arch_descriptor_release();
 	clean.n = 0;
 	scanned_count = -1;
 	refused_tid = 0;
@@ -253,15 +298,14 @@ void sk__threads_after_fork_child(void)
 enum scan { SCAN_NONE, SCAN_NEW, SCAN_FULL };
 
 /* Which scan this update needs; *count is the link count of
- * /proc/self/task now (2 + the number of threads), -1 if unknown.  stat()
- * by path rather than fstat() on a kept descriptor: a few hundred
- * nanoseconds more per update, and no descriptor held. */
+ * /proc/self/task now (2 + the number of threads), -1 if unknown: an
+ * fstat() of the kept directory. */
 static enum scan scan_needed(long *count)
 {
 	struct stat st;
 
 	*count = -1;
-	if (stat("/proc/self/task", &st) != 0)
+	if (task_dir(&st) < 0)
 		return SCAN_FULL;
 	*count = (long)st.st_nlink;
 	if (!sk__sigmask_wrappers_active() || refused_tid ||

@@ -117,9 +117,21 @@ static int task_fd = -1; /* /proc/self/task, or -1 */
 static dev_t task_dev;
 static ino_t task_ino;
 
+/* Is task_fd still the directory we opened?  (fstat into @st) */
+static bool task_fd_ours(struct stat *st)
+{
+	return task_fd >= 0 && fstat(task_fd, st) == 0 &&
+	       S_ISDIR(st->st_mode) && st->st_dev == task_dev &&
+	       st->st_ino == task_ino;
+}
+
 void sk__arch_descriptor_release(void)
 {
-	if (task_fd >= 0)
+	struct stat st;
+
+	/* A number the program closed and reused is its own now: forget it,
+	 * never close it. */
+	if (task_fd_ours(&st))
 		close(task_fd);
 	task_fd = -1;
 }
@@ -127,16 +139,17 @@ void sk__arch_descriptor_release(void)
 /* The open task directory, after fstat() into @st; -1 without /proc. */
 static int task_dir(struct stat *st)
 {
-	if (task_fd >= 0 && fstat(task_fd, st) == 0 && S_ISDIR(st->st_mode) &&
-	    st->st_dev == task_dev && st->st_ino == task_ino)
+	if (task_fd_ours(st))
 		return task_fd;
 	/* Not open, or the number is no longer ours (the program closed it
 	 * and reused it): leave it to its owner and open ours. */
 	task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (task_fd < 0 || fstat(task_fd, st) != 0) {
-		sk__arch_descriptor_release();
-		return -1;
+	if (task_fd >= 0 && fstat(task_fd, st) != 0) {
+		close(task_fd);
+		task_fd = -1;
 	}
+	if (task_fd < 0)
+		return -1;
 	task_dev = st->st_dev;
 	task_ino = st->st_ino;
 	return task_fd;

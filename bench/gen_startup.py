@@ -14,7 +14,10 @@ inlined or folded into another and the program has exactly SITES sites.
 main() returns at once; with the argument "mem" it first prints, as one JSON
 line, the heap in use (mallinfo2: arena bytes in use plus mmap'd blocks) and
 the resident set (/proc/self/statm), which is how the experiment weighs the
-runtime's memory per registered site against the plain program's.
+runtime's memory per registered site against the plain program's; and the
+heap in use after one key was turned on and off again (the plain program:
+a flag set and cleared), the first update having built the program's index
+of sites by key.
 """
 import os
 import sys
@@ -49,8 +52,12 @@ int main(int argc, char **argv)
 		/* Measured before stdio allocates its buffer. */
 		struct mallinfo2 mi = mallinfo2();
 		long rss = resident_bytes();
-		printf("{\"heap_bytes\": %%zu, \"rss_bytes\": %%ld}\n",
-		       mi.uordblks + mi.hblkhd, rss);
+		%(update)s
+		struct mallinfo2 after = mallinfo2();
+		printf("{\"heap_bytes\": %%zu, \"rss_bytes\": %%ld, "
+		       "\"heap_after_update_bytes\": %%zu}\n",
+		       mi.uordblks + mi.hblkhd, rss,
+		       after.uordblks + after.hblkhd);
 	}
 	return 0;
 }
@@ -98,7 +105,14 @@ def generate(outdir, sites, keys, mode):
     """Write the program's sources; return their paths (main.c first)."""
     os.makedirs(outdir, exist_ok=True)
     defs = "\n".join(key_decl(mode, k, True) for k in range(keys))
+    if mode == "sk":
+        update = ("if (sk_key_enable(&startup_key0) || "
+                  "sk_key_disable(&startup_key0)) return 1;")
+    else:
+        update = ("*(volatile int *)&startup_flag0 = 1; "
+                  "*(volatile int *)&startup_flag0 = 0;")
     main = MAIN % dict(sites=sites, keys=keys, mode=mode, defs=defs,
+                       update=update,
                        include="#include <statickeys.h>" if mode == "sk"
                        else "")
     paths = [os.path.join(outdir, "main.c")]

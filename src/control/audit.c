@@ -52,9 +52,11 @@ void sk__audit_init(void)
 {
 	const char *how = secure_getenv("STATICKEYS_AUDIT");
 
+	/* Unset: stay with the default (TO_STDERR, 0) without writing it,
+	 * which would cost a program's start-up a page fault. */
 	if (!how || !*how || strcmp(how, "stderr") == 0)
-		output = TO_STDERR;
-	else if (strcmp(how, "syslog") == 0)
+		return;
+	if (strcmp(how, "syslog") == 0)
 		output = TO_SYSLOG;
 	else if (strcmp(how, "off") == 0)
 		output = TO_NOWHERE;

@@ -374,22 +374,27 @@ static void read_first(void)
 	}
 }
 
+/* @path made absolute, malloc'd (NULL if out of memory).  A relative path
+ * is taken from the directory the program starts in, whatever directory it
+ * moves to later.  Apart from sk__config_init() so that its PATH_MAX buffer
+ * is on the stack only when STATICKEYS_FILE is set: a frame that large is
+ * probed page by page, a page fault in every program's start-up. */
+static __attribute__((noinline)) char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		return asprintf(&abs, "%s/%s", cwd, path) < 0 ? NULL : abs;
+	return strdup(path);
+}
+
 void sk__config_init(void)
 {
 	const char *path = secure_getenv("STATICKEYS_FILE");
 
-	char cwd[PATH_MAX];
-
 	if (!path || !*path)
 		return;
-	/* A relative path is taken from the directory the program starts
-	 * in, whatever directory it moves to later. */
-	if (path[0] != '/' && getcwd(cwd, sizeof(cwd))) {
-		if (asprintf(&w.path, "%s/%s", cwd, path) < 0)
-			w.path = NULL;
-	} else {
-		w.path = strdup(path);
-	}
+	w.path = absolute(path);
 	if (!w.path)
 		return;
 	read_first();

@@ -39,7 +39,9 @@
 enum method { SYNC_MEMBARRIER, SYNC_MPROTECT, SYNC_NONE };
 
 static enum method method = SYNC_NONE;
-static bool caller_needs_serialise;
+/* -1 until the first sync asks: uname() and its parsing cost a program's
+ * start-up a system call and four page faults (experiment 10). */
+static int caller_needs_serialise = -1;
 static volatile long *helper_page;
 
 static long membarrier(int cmd, unsigned flags)
@@ -57,12 +59,29 @@ static bool membarrier_register(void)
 			  0) == 0;
 }
 
+/* The decimal number at *@p, which is moved past it; -1 if none. */
+static long leading_number(const char **p)
+{
+	long n = -1;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		n = (n < 0 ? 0 : n * 10) + (**p - '0');
+	return n;
+}
+
 static bool kernel_before_5_11(void)
 {
 	struct utsname u;
-	int major = 0, minor = 0;
 
-	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+	if (uname(&u) != 0)
+		return true;
+	/* "6.18.44-..." by hand: sscanf would fault in the C library's
+	 * scanning code and locale tables for two numbers. */
+	const char *p = u.release;
+	long major = leading_number(&p);
+	long minor = *p == '.' ? (p++, leading_number(&p)) : -1;
+
+	if (major < 0 || minor < 0)
 		return true;
 	return major < 5 || (major == 5 && minor < 11);
 }
@@ -116,7 +135,6 @@ void sk__sync_init(void)
 {
 	bool force_mprotect = sk__setting(SK__SETTING_SYNC) == 1;
 
-	caller_needs_serialise = kernel_before_5_11();
 	if (!force_mprotect && membarrier_register()) {
 		method = SYNC_MEMBARRIER;
 		return;
@@ -151,7 +169,14 @@ int sk__sync_cores(void)
 		r = mprotect_sync();
 	}
 	if (r == 0) {
-		if (caller_needs_serialise)
+		int self = __atomic_load_n(&caller_needs_serialise,
+					   __ATOMIC_RELAXED);
+		if (self < 0) {
+			self = kernel_before_5_11();
+			__atomic_store_n(&caller_needs_serialise, self,
+					 __ATOMIC_RELAXED);
+		}
+		if (self)
 			sk__arch_serialize_self();
 		sk__count(SK__C_CORE_SYNCS, 1);
 	}

@@ -458,12 +458,17 @@ registered_tables(const struct sk__site_entry *sites_start,
 /*
  * The runtime installs process-wide handlers (SIGTRAP, fork) that point into
  * the object containing it, so that object must never be unmapped.  The
- * shared library is linked -z nodelete; a copy of the static library inside
- * a plugin is pinned here, when it first registers an object.  For the
+ * shared library is linked -z nodelete (SK_RUNTIME_NODELETE: nothing to do
+ * here); a copy of the static library inside a plugin is pinned here, when
+ * it first registers an object.  For the
  * program itself the NOLOAD lookup finds nothing and changes nothing.
  */
 static void pin_runtime(void)
 {
+#ifdef SK_RUNTIME_NODELETE
+	/* The shared library, linked -z nodelete: pinned already. */
+	return;
+#endif
 	Dl_info info, program;
 	unsigned long entry = getauxval(AT_ENTRY);
 

@@ -9,6 +9,7 @@
 #include "arch/backend.h"
 
 #include <stdlib.h>
+#include <unwind.h>
 
 int sk__arch_update_allowed(void)
 {
@@ -41,6 +42,20 @@ void sk__arch_after_fork_child(void)
 void sk__arch_descriptor_release(void)
 {
 	/* No descriptor is kept here. */
+}
+
+void sk__arch_unwinder(void **backtrace, void **ip_info)
+{
+	/* Linked, as the compiler's unwinder always was here: handlers are
+	 * never counted on these backends, so every glibc program needs it.
+	 * (Loading it with dlopen instead made forked children of threaded
+	 * programs hang under qemu-s390x: faults_soak.) */
+#ifdef __GLIBC__
+	*backtrace = (void *)_Unwind_Backtrace;
+	*ip_info = (void *)_Unwind_GetIPInfo;
+#else
+	*backtrace = *ip_info = NULL;
+#endif
 }
 
 void sk__arch_init(void)

@@ -20,11 +20,14 @@
  * unwind information); a frame without unwind information stops the walk
  * early and the answer is then "no".
  *
- * The unwinder is not linked: loading libgcc_s costs every program ~0.1 ms
- * at start-up (experiment 10), which programs whose handlers are counted
- * would pay for nothing.  sk__unwinder_load() loads it at start-up (from
- * the first registration, never from a handler: dlopen is not
- * async-signal-safe) only where handlers are not counted.  A program
+ * The backend provides the unwinder (sk__arch_unwinder): where handlers are
+ * never counted (aarch64, riscv64, the portable backend) it links it, as
+ * before; x86, whose programs' handlers are counted, does not, since
+ * loading libgcc_s cost every program ~0.1 ms of start-up (experiment 10),
+ * and loads it (dlopen) only for a runtime loaded late.
+ * sk__unwinder_load() asks for it at start-up (from the first
+ * registration, never from a handler: dlopen is not async-signal-safe),
+ * only where handlers are not counted.  A program
  * without a dynamic linker (fully static) is never unwound: the answer is
  * "no", and the update itself is refused unless the program was linked
  * with the wrappers (sigmask_probe.c says how).
@@ -35,7 +38,6 @@
  * is refused by the mutex itself.  Unregistration still asks: exit() from
  * a handler runs destructors.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/auxv.h>
@@ -167,13 +169,11 @@ void sk__unwinder_load(void)
 	/* AT_BASE: where the dynamic linker was loaded; 0 without one. */
 	if (sk__signal_depth_tracked() || getauxval(AT_BASE) == 0)
 		return;
-	/* Kept loaded for the process's life (never dlclose'd): the
-	 * functions are called from any thread until exit. */
-	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-	backtrace_fn *bt = h ? (backtrace_fn *)dlsym(h, "_Unwind_Backtrace")
-			     : NULL;
-	ip_info_fn *ip = h ? (ip_info_fn *)dlsym(h, "_Unwind_GetIPInfo")
-			   : NULL;
+	void *bt_fn = NULL, *ip_fn = NULL;
+
+	sk__arch_unwinder(&bt_fn, &ip_fn);
+	backtrace_fn *bt = (backtrace_fn *)bt_fn;
+	ip_info_fn *ip = (ip_info_fn *)ip_fn;
 	if (!bt || !ip) {
 		sk__warn("the C runtime's unwinder (libgcc_s.so.1) cannot be "
 			 "loaded: an update from a signal handler cannot be "
@@ -182,6 +182,13 @@ void sk__unwinder_load(void)
 	}
 	unwind_ip_info = ip;
 	__atomic_store_n(&unwind_backtrace, bt, __ATOMIC_RELEASE);
+	/* One walk now, from the constructor, while the program is most
+	 * likely single-threaded: the unwinder sets itself up lazily at its
+	 * first walk (its once-only tables), which should not first happen
+	 * in a thread racing another thread's fork().  Registration used to
+	 * make this first walk. */
+	bool found = false;
+	bt(note_signal_frame, &found);
 #endif
 }
 

@@ -161,6 +161,19 @@ void sk__arch_init(void)
 	}
 }
 
+void sk__arch_unwinder(void **backtrace, void **ip_info)
+{
+	/* Only a runtime loaded late asks (its program's handlers are not
+	 * counted): the unwinder is loaded then, and kept for the process's
+	 * life, since any thread may walk with it until exit.  Not linked:
+	 * every program that links the runtime would load it at start-up for
+	 * nothing. */
+	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	*backtrace = h ? dlsym(h, "_Unwind_Backtrace") : NULL;
+	*ip_info = h ? dlsym(h, "_Unwind_GetIPInfo") : NULL;
+}
+
 /* Priority 101 (with the objects' registration): before ordinary
  * constructors, which may already set masks or start threads. */
 __attribute__((constructor(101))) static void sigmask_probe_init(void)

@@ -27,10 +27,10 @@
  * and loads it (dlopen) only for a runtime loaded late.
  * sk__unwinder_load() asks for it at start-up (from the first
  * registration, never from a handler: dlopen is not async-signal-safe),
- * only where handlers are not counted.  A program
- * without a dynamic linker (fully static) is never unwound: the answer is
- * "no", and the update itself is refused unless the program was linked
- * with the wrappers (sigmask_probe.c says how).
+ * only where handlers are not counted.  A program without a dynamic linker
+ * (fully static) is never unwound: the answer is "no", and the update
+ * itself is refused unless the program was linked with the wrappers
+ * (sigmask_probe.c says how).
  *
  * Registration (objects.c) takes the lock without the question: it runs
  * from the dynamic linker's constructors, which no signal handler may run

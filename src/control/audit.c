@@ -128,14 +128,39 @@ static void describe(const struct sk__audit_src *src, char *out, size_t len)
 	}
 }
 
+/* The UTC date of day @days since 1970-01-01 (H. Hinnant's
+ * civil_from_days): year, month 1-12, day 1-31. */
+static void civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d)
+{
+	days += 719468; /* from 0000-03-01 */
+	int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+	unsigned doe = (unsigned)(days - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+/* By hand, not with gmtime_r() and strftime(): glibc reads the time zone
+ * file at the first of those, even for UTC, and that descriptor (from the
+ * control server's thread, at any moment) would be one more than the
+ * library's budget (footprint_fd_budget). */
 void sk__audit_format_time(int64_t ns, char *out, size_t len)
 {
-	time_t s = (time_t)(ns / 1000000000);
-	struct tm tm;
+	int64_t s = ns / 1000000000, days = s / 86400, rem = s % 86400, y;
+	unsigned m, d;
 
-	gmtime_r(&s, &tm);
-	size_t n = strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out + n, len - n, ".%03dZ", (int)(ns / 1000000 % 1000));
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	civil_from_days(days, &y, &m, &d);
+	snprintf(out, len, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ",
+		 (long long)y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60),
+		 (int)(rem % 60), (int)(ns / 1000000 % 1000));
 }
 
 static void emit(const struct sk__audit_record *r)

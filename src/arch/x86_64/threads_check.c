@@ -240,7 +240,7 @@ static int list_threads(void)
 	int dir = task_dir(&st);
 
 	if (dir < 0)
-		return -ENOENT;
+		return -errno; /* open()'s */
 	if (lseek(dir, 0, SEEK_SET) != 0) {
 		sk__arch_descriptor_release();
 		return -errno;

@@ -89,7 +89,8 @@ struct blocker {
  * host") with every other descriptor the runtime opens for a moment under
  * the patch lock: before one of those is opened (a thread's stat file
  * here, an object's file for a message, /proc/self/status for the tracer
- * note) the directory is closed (sk__arch_descriptor_release), and the
+ * note, an audited client's /proc/PID/comm) the directory is closed
+ * (sk__arch_descriptor_release), and the
  * next update opens it again.  The thread ids are read from the directory
  * into memory and the directory is closed before any thread's stat file is
  * opened; each stat file is opened, read and closed before the next.  A

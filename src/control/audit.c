@@ -50,7 +50,7 @@ static __thread struct sk__audit_src peer;
 
 void sk__audit_init(void)
 {
-	const char *how = secure_getenv("STATICKEYS_AUDIT");
+	const char *how = sk__getenv("STATICKEYS_AUDIT");
 
 	/* Unset: stay with the default (TO_STDERR, 0) without writing it,
 	 * which would cost a program's start-up a page fault. */

@@ -390,7 +390,7 @@ static __attribute__((noinline)) char *absolute(const char *path)
 
 void sk__config_init(void)
 {
-	const char *path = secure_getenv("STATICKEYS_FILE");
+	const char *path = sk__getenv("STATICKEYS_FILE");
 
 	if (!path || !*path)
 		return;

@@ -205,10 +205,11 @@ static void start_control_server(const char *how)
 
 void sk__control_init(void)
 {
-	/* secure_getenv: a set-user-ID or file-capability program must not let
-	 * whoever starts it choose its key states or a socket path. */
-	const char *state = secure_getenv("STATICKEYS");
-	const char *control = secure_getenv("STATICKEYS_CONTROL");
+	/* sk__getenv: as secure_getenv, a set-user-ID or file-capability
+	 * program must not let whoever starts it choose its key states or a
+	 * socket path. */
+	const char *state = sk__getenv("STATICKEYS");
+	const char *control = sk__getenv("STATICKEYS_CONTROL");
 
 	sk__audit_init();
 	if (state && *state) {

@@ -56,10 +56,19 @@ struct sk__object {
 	/* Its sites by key: built by the first update that reaches the object
 	 * (site_index.c), NULL until then. */
 	struct sk__key_index *by_key;
-	struct sk_key **keys; /* keys defined in this object; each key is
-				 listed by one registered object only */
+	/* Keys defined in this object; each key is listed by one registered
+	 * object only.  Read in place from the object's key table (its
+	 * "sk_keys" section) until a change needs a copy of its own
+	 * (keys_owned: malloc'd here). */
+	struct sk_key **keys;
 	size_t nkeys;
-	char *path; /* file name, "" for the main program if unknown */
+	bool keys_owned;
+	/* File name, as dladdr() gives it: argv[0] for the main program
+	 * (copied once for the process's life: a daemon may write its title
+	 * over argv), "" if unknown; another object's name is the dynamic
+	 * linker's, which frees it only after the object's destructors
+	 * unregistered it. */
+	const char *path;
 	struct sk__segment segments[SK__MAX_SEGMENTS];
 	unsigned nsegments;
 	uintptr_t lo, hi; /* the span of all its loaded segments */
@@ -135,6 +144,12 @@ void sk__objects_add(struct sk__object_handle *handle,
 		     struct sk_key *const *keys_start,
 		     struct sk_key *const *keys_stop,
 		     int (*settle)(struct sk__object *obj));
+
+/* sk__objects_publish_traps - before the first batch writes a site: give
+ * the trap handler the registered objects' site tables (kept up to date
+ * from then on).  Until then no trap can be ours, and registration
+ * allocates nothing for it.  Under the lock. */
+void sk__objects_publish_traps(void);
 
 /* ---- lock.c --------------------------------------------------------------- */
 

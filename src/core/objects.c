@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -148,6 +149,25 @@ static void warn_bad_site(const struct sk__object *obj,
 			 display_name(obj), (void *)key);
 }
 
+/* A site scan_sites() does not pass at a glance: a kernel-style one, one
+ * whose key is missing or not a key, or whose key another runtime stamped.
+ * Returns whether it names a valid key. */
+static __attribute__((noinline, cold)) bool
+scan_unusual_site(const struct sk__object *obj, const struct sk__site_entry *e,
+		  unsigned stamp)
+{
+	struct sk_key *key = sk__entry_key(e);
+
+	if (key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
+		sk__key_adopt_zeroed(key);
+	if (!sk__key_is_valid(key)) {
+		warn_bad_site(obj, e);
+		return false;
+	}
+	check_one_runtime(obj, key, stamp);
+	return true;
+}
+
 /*
  * The one pass over an object's site entries that registration makes before
  * taking the lock: count the valid ones, give kernel-style zeroed keys their
@@ -156,6 +176,10 @@ static void warn_bad_site(const struct sk__object *obj,
  * halves).  Nothing is copied: updates read the entries in place
  * (site_index.c).  A key this object defines has no stamp yet (stamp_keys
  * runs under the lock), which is right: it is this runtime's.
+ *
+ * Start-up pays this loop per site, so the usual site (a native one whose
+ * key is valid and this runtime's) costs a dozen instructions; everything
+ * else is left to scan_unusual_site().
  */
 static void scan_sites(struct sk__object *obj,
 		       const struct sk__site_entry *start,
@@ -178,19 +202,24 @@ static void scan_sites(struct sk__object *obj,
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
-		struct sk_key *key = sk__entry_key(e);
+		const struct sk_key *key = sk__entry_key(e);
 		uintptr_t code = sk__entry_code(e);
-		sorted &= code > last || i == 0;
+		unsigned magic = key ? __atomic_load_n(&key->magic,
+						       __ATOMIC_RELAXED) : 0;
+		unsigned other = magic & RUNTIME_STAMP_MASK;
+
+		sorted &= code > last;
 		last = code;
-		if (key && ((unsigned)e->flags & SK__SITE_LINUX_KEY))
-			sk__key_adopt_zeroed(key);
-		if (!sk__key_is_valid(key)) {
-			warn_bad_site(obj, e);
+		if (__builtin_expect(!((unsigned)e->flags & SK__SITE_LINUX_KEY) &&
+				     (magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC &&
+				     (!other || other == stamp), 1)) {
+			valid++;
 			continue;
 		}
+		if (!scan_unusual_site(obj, e, stamp))
+			continue;
 		valid++;
 		linux_style += ((unsigned)e->flags & SK__SITE_LINUX_KEY) != 0;
-		check_one_runtime(obj, key, stamp);
 	}
 	obj->nentries = n;
 	obj->nsites = valid;
@@ -203,57 +232,135 @@ struct phdr_search {
 	struct sk__object *obj;
 };
 
+/*
+ * The main program's name as dladdr() gives it: argv[0] (also under
+ * qemu-user, where /proc/self/exe is the emulator).  Copied once, at its
+ * registration, and kept for the process's life: a daemon may write its
+ * title over argv later.  Into a static buffer when it fits, so that
+ * start-up allocates nothing.
+ */
+static const char *program_name(void)
+{
+	static char copy[256];
+	static const char *name;
+	static unsigned state; /* 0, 1: being copied, 2: done (a word:
+				  riscv64 has no one-byte exchange) */
+	unsigned expected = 0;
+
+	if (__atomic_compare_exchange_n(&state, &expected, 1, false,
+					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		const char *argv0 = program_invocation_name;
+		size_t len = 0;
+		/* By hand: no lazy binding of strlen and memcpy. */
+		while (argv0 && argv0[len] && len < sizeof(copy) - 1) {
+			copy[len] = argv0[len];
+			len++;
+		}
+		copy[len] = '\0';
+		name = argv0 && argv0[len] ? strdup(argv0) : copy;
+		__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	}
+	/* Only two constructors of the program (C and Rust) can race here. */
+	while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	return name ? name : "";
+}
+
+/* Does a PT_LOAD segment of these program headers, loaded @bias above their
+ * addresses, hold @addr? */
+static bool segments_hold(const ElfW(Phdr) *ph, size_t n, uintptr_t bias,
+			  uintptr_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && addr >= bias + ph[i].p_vaddr &&
+		    addr - (bias + ph[i].p_vaddr) < ph[i].p_memsz)
+			return true;
+	return false;
+}
+
+/* The object's span and executable segments, from its program headers. */
+static void take_segments(struct sk__object *obj, const ElfW(Phdr) *ph,
+			  size_t n, uintptr_t bias)
+{
+	obj->bias = bias;
+	obj->lo = UINTPTR_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = bias + ph[i].p_vaddr;
+		obj->lo = lo < obj->lo ? lo : obj->lo;
+		obj->hi = lo + ph[i].p_memsz > obj->hi ? lo + ph[i].p_memsz
+						       : obj->hi;
+		if (!(ph[i].p_flags & PF_X) ||
+		    obj->nsegments == SK__MAX_SEGMENTS)
+			continue;
+		struct sk__segment *seg = &obj->segments[obj->nsegments++];
+		seg->lo = lo;
+		seg->hi = lo + ph[i].p_memsz;
+		seg->prot = PROT_EXEC | (ph[i].p_flags & PF_R ? PROT_READ : 0) |
+			    (ph[i].p_flags & PF_W ? PROT_WRITE : 0);
+	}
+}
+
+/* The main program's program headers as the kernel passed them (auxv), and
+ * its load bias (from PT_PHDR); false without them. */
+static bool program_headers(const ElfW(Phdr) **ph, size_t *n, uintptr_t *bias)
+{
+	*ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	*n = getauxval(AT_PHNUM);
+	for (size_t i = 0; *ph && i < *n; i++)
+		if ((*ph)[i].p_type == PT_PHDR) {
+			*bias = (uintptr_t)*ph - (*ph)[i].p_vaddr;
+			return true;
+		}
+	return false;
+}
+
 static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct phdr_search *ps = arg;
 	struct sk__object *obj = ps->obj;
-	bool mine = false;
 
 	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ps->probe >= lo && ps->probe < lo + ph->p_memsz)
-			mine = true;
-	}
-	if (!mine)
+	if (!segments_hold(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr,
+			   ps->probe))
 		return 0;
-	obj->bias = info->dlpi_addr;
-	obj->lo = UINTPTR_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		obj->lo = lo < obj->lo ? lo : obj->lo;
-		obj->hi = lo + ph->p_memsz > obj->hi ? lo + ph->p_memsz : obj->hi;
-		if (!(ph->p_flags & PF_X) || obj->nsegments == SK__MAX_SEGMENTS)
-			continue;
-		struct sk__segment *seg = &obj->segments[obj->nsegments++];
-		seg->lo = info->dlpi_addr + ph->p_vaddr;
-		seg->hi = seg->lo + ph->p_memsz;
-		seg->prot = PROT_EXEC | (ph->p_flags & PF_R ? PROT_READ : 0) |
-			    (ph->p_flags & PF_W ? PROT_WRITE : 0);
-	}
+	if (info->dlpi_phdr == (const ElfW(Phdr) *)getauxval(AT_PHDR))
+		obj->path = program_name();
+	else if (info->dlpi_name)
+		obj->path = info->dlpi_name;
+	take_segments(obj, info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr);
 	return 1;
 }
 
-/* Path and executable segments of the object that holds @probe.  Runs
- * before the patch lock is taken: dladdr and dl_iterate_phdr take the
- * dynamic linker's lock, which dlopen holds while our constructors run. */
+/*
+ * Path and executable segments of the object that holds @probe: what
+ * dladdr() would say.  The main program's come from the kernel's auxv, with
+ * no call into the dynamic linker; another object's from one pass of
+ * dl_iterate_phdr(), which takes the dynamic linker's lock (which dlopen
+ * holds while our constructors run): so this runs before the patch lock is
+ * taken.
+ */
 static void describe_object(struct sk__object *obj, const void *probe)
 {
-	Dl_info info;
 	struct phdr_search ps = { (uintptr_t)probe, obj };
+	const ElfW(Phdr) *ph;
+	size_t n;
+	uintptr_t bias;
 
-	if (dladdr(probe, &info) && info.dli_fname)
-		obj->path = strdup(info.dli_fname);
-	if (!obj->path)
-		obj->path = strdup("");
+	if (program_headers(&ph, &n, &bias) &&
+	    segments_hold(ph, n, bias, (uintptr_t)probe)) {
+		obj->path = program_name();
+		take_segments(obj, ph, n, bias);
+		return;
+	}
+	obj->path = "";
 	dl_iterate_phdr(find_segments, &ps);
 }
+
+/* Set by the first batch (sk__objects_publish_traps): before it no site was
+ * ever changed, so no trap can be ours and the handler needs no index. */
+static bool traps_published;
 
 /*
  * Give the trap handler every registered object's site table (in place:
@@ -267,6 +374,8 @@ static void publish_site_index(void)
 {
 	size_t n = 0, k = 0;
 
+	if (!traps_published)
+		return;
 	for (struct sk__object *o = sk__objects; o; o = o->next)
 		n += o->nentries != 0;
 	struct sk__site_table *t = n ? malloc(n * sizeof(*t)) : NULL;
@@ -283,14 +392,61 @@ static void publish_site_index(void)
 	sk__trap_set_sites(t, n);
 }
 
+void sk__objects_publish_traps(void)
+{
+	if (traps_published)
+		return;
+	traps_published = true;
+	publish_site_index();
+}
+
+/* The first object registered (the program, or the first library of its
+ * start-up with sites or keys) is kept here: start-up allocates nothing.
+ * malloc's first use (its arena, a getrandom and two brk calls) costs more
+ * than registering 1,000 sites. */
+static struct sk__object first_object;
+static unsigned first_object_taken; /* a word: see check_one_runtime */
+
+static struct sk__object *object_alloc(void)
+{
+	if (!__atomic_exchange_n(&first_object_taken, 1u, __ATOMIC_ACQUIRE)) {
+		memset(&first_object, 0, sizeof(first_object));
+		return &first_object;
+	}
+	return calloc(1, sizeof(struct sk__object));
+}
+
 static void object_free(struct sk__object *obj)
 {
 	if (!obj)
 		return;
 	sk__key_index_free(obj->by_key);
-	free(obj->keys);
-	free(obj->path);
-	free(obj);
+	if (obj->keys_owned)
+		free(obj->keys);
+	if (obj == &first_object)
+		__atomic_store_n(&first_object_taken, 0u, __ATOMIC_RELEASE);
+	else
+		free(obj);
+}
+
+/* Give @obj a copy of its key list that it may change, with room for
+ * @extra more.  Return: 0 or -ENOMEM (the list is unchanged). */
+static int keys_own(struct sk__object *obj, size_t extra)
+{
+	struct sk_key **keys;
+
+	if (obj->keys_owned) {
+		keys = realloc(obj->keys, (obj->nkeys + extra) * sizeof(*keys));
+	} else {
+		keys = malloc((obj->nkeys + extra) * sizeof(*keys));
+		if (keys && obj->nkeys)
+			memcpy(keys, obj->keys, obj->nkeys * sizeof(*keys));
+	}
+	if (!keys)
+		return -ENOMEM;
+	obj->keys = keys;
+	obj->keys_owned = true;
+	return 0;
 }
 
 /*
@@ -319,11 +475,8 @@ static int name_linux_keys(struct sk__object *obj,
 		if (!key || !spelled || key->name || !sk__key_is_valid(key) ||
 		    (uintptr_t)key < obj->lo || (uintptr_t)key >= obj->hi)
 			continue;
-		struct sk_key **keys =
-			realloc(obj->keys, (obj->nkeys + 1) * sizeof(*keys));
-		if (!keys)
+		if (keys_own(obj, 1) != 0)
 			return -ENOMEM;
-		obj->keys = keys;
 		obj->keys[obj->nkeys++] = key;
 		while (*spelled == '&' || *spelled == ' ')
 			spelled++;
@@ -353,8 +506,8 @@ static void unique_keys(struct sk__object *obj)
 	bool ascending = true;
 	for (size_t i = 1; i < obj->nkeys && ascending; i++)
 		ascending = (uintptr_t)obj->keys[i - 1] < (uintptr_t)obj->keys[i];
-	if (ascending)
-		return;
+	if (ascending || keys_own(obj, 0) != 0)
+		return; /* without memory a key may be listed twice */
 	qsort(obj->keys, obj->nkeys, sizeof(*obj->keys), ptr_cmp);
 	for (size_t i = 0; i < obj->nkeys; i++)
 		if (kept == 0 || obj->keys[kept - 1] != obj->keys[i])
@@ -362,12 +515,33 @@ static void unique_keys(struct sk__object *obj)
 	obj->nkeys = kept;
 }
 
+/* The object's key table, in place when every entry is a valid key (the
+ * rule: SK_DEFINE_KEY_* lists only its own keys), else the valid ones. */
+static int list_keys(struct sk__object *obj, struct sk_key *const *k0,
+		     size_t nkeys)
+{
+	size_t valid = 0;
+
+	for (size_t i = 0; i < nkeys; i++)
+		valid += sk__key_is_valid(k0[i]);
+	obj->keys = (struct sk_key **)k0; /* read only until keys_own() */
+	obj->nkeys = valid == nkeys ? nkeys : 0;
+	if (valid == nkeys)
+		return 0;
+	if (keys_own(obj, valid) != 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < nkeys; i++)
+		if (sk__key_is_valid(k0[i]))
+			obj->keys[obj->nkeys++] = k0[i];
+	return 0;
+}
+
 static struct sk__object *object_build(const struct sk__site_entry *s0,
 				       const struct sk__site_entry *s1,
 				       struct sk_key *const *k0,
 				       struct sk_key *const *k1)
 {
-	struct sk__object *obj = calloc(1, sizeof(*obj));
+	struct sk__object *obj = object_alloc();
 	size_t nkeys = k0 && k1 > k0 ? (size_t)(k1 - k0) : 0;
 
 	if (!obj)
@@ -377,12 +551,8 @@ static struct sk__object *object_build(const struct sk__site_entry *s0,
 		goto fail;
 	obj->sites_start = s0;
 	scan_sites(obj, s0, s1);
-	obj->keys = nkeys ? calloc(nkeys, sizeof(*obj->keys)) : NULL;
-	if (nkeys && !obj->keys)
+	if (list_keys(obj, k0, nkeys) != 0)
 		goto fail;
-	for (size_t i = 0; i < nkeys; i++)
-		if (sk__key_is_valid(k0[i]))
-			obj->keys[obj->nkeys++] = k0[i];
 	if (name_linux_keys(obj, s0, s1) != 0)
 		goto fail;
 	unique_keys(obj);
@@ -424,12 +594,21 @@ static struct sk__object *key_lister(const struct sk_key *key, size_t *at)
 static void settle_key_owners(struct sk__object *obj)
 {
 	size_t kept = 0, at;
+	bool shared = false;
 
+	for (size_t i = 0; i < obj->nkeys && !shared; i++)
+		shared = key_lister(obj->keys[i], &at) != NULL;
+	/* Usually no key is listed twice, and the lists stay as they are.
+	 * Without memory for copies, a key stays listed twice. */
+	if (!shared || keys_own(obj, 0) != 0)
+		return;
 	for (size_t i = 0; i < obj->nkeys; i++) {
 		struct sk_key *key = obj->keys[i];
 		struct sk__object *other = key_lister(key, &at);
 		if (other) {
 			if (!object_holds(obj, key) || object_holds(other, key))
+				continue;
+			if (keys_own(other, 0) != 0)
 				continue;
 			other->keys[at] = other->keys[--other->nkeys];
 		}
@@ -469,16 +648,22 @@ static void pin_runtime(void)
 	/* The shared library, linked -z nodelete: pinned already. */
 	return;
 #endif
-	Dl_info info, program;
-	unsigned long entry = getauxval(AT_ENTRY);
+	static unsigned pinned; /* a word: see check_one_runtime */
+	Dl_info info;
 
-	if (!dladdr((void *)&sk__objects_add, &info) || !info.dli_fname ||
-	    !*info.dli_fname)
+	if (__atomic_exchange_n(&pinned, 1u, __ATOMIC_RELAXED))
 		return;
 	/* Linked into the program: nothing unloads it, and a NOLOAD lookup
 	 * of the program's own path would open the file to compare it. */
-	if (entry && dladdr((void *)entry, &program) &&
-	    program.dli_fbase == info.dli_fbase)
+	const ElfW(Phdr) *ph;
+	size_t n;
+	uintptr_t bias;
+
+	if (program_headers(&ph, &n, &bias) &&
+	    segments_hold(ph, n, bias, (uintptr_t)&sk__objects_add))
+		return;
+	if (!dladdr((void *)&sk__objects_add, &info) || !info.dli_fname ||
+	    !*info.dli_fname)
 		return;
 	(void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
@@ -490,11 +675,9 @@ void sk__objects_add(struct sk__object_handle *handle,
 		     struct sk_key *const *keys_stop,
 		     int (*settle)(struct sk__object *obj))
 {
-	static pthread_once_t pinned = PTHREAD_ONCE_INIT;
-
 	if (__atomic_fetch_add(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	pthread_once(&pinned, pin_runtime);
+	pin_runtime();
 	if (!sites_start && !keys_start)
 		return;
 	struct sk__object *obj =

@@ -202,7 +202,8 @@ int sk__object_key_sites(struct sk__object *obj, const struct sk_key *key,
 
 void sk__key_index_free(struct sk__key_index *ix)
 {
-	if (ix)
-		free(ix->keys);
+	if (!ix)
+		return; /* no call: at exit, free's first call is a lazy binding */
+	free(ix->keys);
 	free(ix);
 }

@@ -170,9 +170,10 @@ static int apply_list(struct patch_list *l, int r)
 		 * most objects: one key in one such object needs no sort. */
 		if (!in_address_order(l))
 			qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
+		sk__objects_publish_traps();
 		r = apply_batches(l->v, l->n);
 	}
-	if (l->v != l->inline_v)
+	if (l->v && l->v != l->inline_v) /* none planned: no call at all */
 		free(l->v);
 	return r;
 }

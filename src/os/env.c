@@ -2,8 +2,8 @@
  * env.c - the STATICKEYS_* settings, all read the same way: unset or empty
  * means the default; a value that is not one of the documented words is
  * named in one warning, with the words it may be, and the default is used.
- * secure_getenv: a set-user-ID or file-capability program must not let
- * whoever starts it choose how it writes its code.
+ * secure_getenv (sk__getenv): a set-user-ID or file-capability program must
+ * not let whoever starts it choose how it writes its code.
  *
  * The settings of code patching (writer, core sync, SIGTRAP masks) are all
  * checked at start-up (sk__settings_check, from the runtime's set-up): a
@@ -16,8 +16,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "os/os.h"
+
+/* Does a variable of the environment start with "STATICKEYS"?  Usually
+ * none does: then no variable is looked up by name, and start-up reads the
+ * environment once instead of once per setting. */
+static bool environment_names_us(void)
+{
+	static const char prefix[] = "STATICKEYS";
+
+	for (char **e = environ; e && *e; e++) {
+		size_t i = 0;
+		while (prefix[i] && (*e)[i] == prefix[i])
+			i++;
+		if (!prefix[i])
+			return true;
+	}
+	return false;
+}
+
+const char *sk__getenv(const char *name)
+{
+	return environment_names_us() ? secure_getenv(name) : NULL;
+}
 
 int sk__env_match(const char *value, const char *const *words)
 {
@@ -29,7 +52,7 @@ int sk__env_match(const char *value, const char *const *words)
 
 int sk__env_choice(const char *name, const char *const *words, int dflt)
 {
-	const char *value = secure_getenv(name);
+	const char *value = sk__getenv(name);
 	char list[160] = "";
 	int i = sk__env_match(value, words);
 
@@ -64,7 +87,7 @@ static unsigned warned[SK__SETTING_COUNT];
 int sk__setting(enum sk__setting which)
 {
 	const char *const *words = settings[which].words;
-	const char *value = secure_getenv(settings[which].name);
+	const char *value = sk__getenv(settings[which].name);
 	int i = sk__env_match(value, words);
 
 	if (i >= 0 || !value || !*value)

@@ -16,6 +16,10 @@
 
 /* ---- env.c: the STATICKEYS_* settings ------------------------------------ */
 
+/* sk__getenv - secure_getenv(@name) of a STATICKEYS* variable (NULL in a
+ * set-user-ID or file-capability program: whoever starts it must not choose
+ * its key states, socket paths or how it writes code). */
+const char *sk__getenv(const char *name);
 /* sk__env_match - the index of @value in the NULL-terminated @words, or -1
  * (also for NULL).  Prints nothing: usable before constructors run. */
 int sk__env_match(const char *value, const char *const *words);

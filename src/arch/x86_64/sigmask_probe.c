@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -40,7 +41,9 @@ bool sk__sigmask_keeps_sigtrap(void)
 
 	if (k < 0) {
 		/* Only before our constructor (another library's constructor
-		 * setting a mask): the environment is readable by then. */
+		 * setting a mask): the environment is readable by then.  The
+		 * C library's secure_getenv, not sk__getenv: a sanitizer's
+		 * start-up calls us before instrumented code (env.c) may run. */
 		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
 		k = !(env && strcmp(env, "0") == 0);
 		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
@@ -154,10 +157,13 @@ void sk__arch_init(void)
 	/* A program started with SIGTRAP blocked (an inherited mask survives
 	 * exec) would keep it in this thread and every thread it creates. */
 	if (sk__sigmask_wrappers_active()) {
-		sigset_t trap;
-		sigemptyset(&trap);
-		sigaddset(&trap, SIGTRAP);
-		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, _NSIG / 8);
+		/* The kernel's sigset (8 bytes on x86-64 and i386), built
+		 * here rather than by sigaddset(): start-up calls into the C
+		 * library as little as it can (each first call of a function
+		 * is a lazy binding). */
+		uint64_t trap = 1ull << (SIGTRAP - 1);
+		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL,
+			sizeof(trap));
 	}
 }
 

@@ -46,13 +46,19 @@ static void runtime_init_once(void)
 	 * constructor, while the program is usually still single-threaded.
 	 * The portable backend (site size 0) writes no code: no core sync,
 	 * and no warning about a missing one. */
-	sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
-	sk__arch_init();      /* are signal handlers counted? */
-	sk__unwinder_load();  /* only where they are not */
+	bool settings = sk__env_names_statickeys(); /* usually none */
+
+	if (settings)
+		sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
+	sk__arch_init();     /* are signal handlers counted? */
+	sk__unwinder_load(); /* only where they are not */
 	if (sk__arch_site_size)
 		sk__sync_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	sk__control_init(); /* STATICKEYS, _FILE, _CONTROL, _AUDIT */
+	/* STATICKEYS, _FILE, _CONTROL, _AUDIT: with none of them set there
+	 * is no start-up state, file, control socket or audit to set up. */
+	if (settings)
+		sk__control_init();
 }
 
 SK_API void sk__object_register(struct sk__object_handle *handle,

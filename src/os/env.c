@@ -16,30 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "os/os.h"
 
-/* Does a variable of the environment start with "STATICKEYS"?  Usually
- * none does: then no variable is looked up by name, and start-up reads the
- * environment once instead of once per setting. */
-static bool environment_names_us(void)
-{
-	static const char prefix[] = "STATICKEYS";
-
-	for (char **e = environ; e && *e; e++) {
-		size_t i = 0;
-		while (prefix[i] && (*e)[i] == prefix[i])
-			i++;
-		if (!prefix[i])
-			return true;
-	}
-	return false;
-}
-
 const char *sk__getenv(const char *name)
 {
-	return environment_names_us() ? secure_getenv(name) : NULL;
+	return sk__env_names_statickeys() ? secure_getenv(name) : NULL;
 }
 
 int sk__env_match(const char *value, const char *const *words)

@@ -16,6 +16,25 @@
 
 /* ---- env.c: the STATICKEYS_* settings ------------------------------------ */
 
+/* sk__env_names_statickeys - does a variable of the environment start with
+ * "STATICKEYS"?  Usually none does, and then no setting is looked up by name
+ * (each lookup reads the whole environment).  Inline, and by character: no
+ * C library call and no string constant, so start-up touches no page for it,
+ * and the signal-mask wrappers may ask it while a sanitizer starts (they are
+ * not instrumented, env.c is). */
+static inline bool sk__env_names_statickeys(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e;
+		if (v[0] == 'S' && v[1] == 'T' && v[2] == 'A' && v[3] == 'T' &&
+		    v[4] == 'I' && v[5] == 'C' && v[6] == 'K' && v[7] == 'E' &&
+		    v[8] == 'Y' && v[9] == 'S')
+			return true;
+	}
+	return false;
+}
 /* sk__getenv - secure_getenv(@name) of a STATICKEYS* variable (NULL in a
  * set-user-ID or file-capability program: whoever starts it must not choose
  * its key states, socket paths or how it writes code). */

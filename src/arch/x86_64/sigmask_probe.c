@@ -41,10 +41,12 @@ bool sk__sigmask_keeps_sigtrap(void)
 
 	if (k < 0) {
 		/* Only before our constructor (another library's constructor
-		 * setting a mask): the environment is readable by then.  The
-		 * C library's secure_getenv, not sk__getenv: a sanitizer's
-		 * start-up calls us before instrumented code (env.c) may run. */
-		const char *env = secure_getenv("STATICKEYS_KEEP_SIGTRAP");
+		 * setting a mask): the environment is readable by then.  Not
+		 * sk__getenv: a sanitizer's start-up calls us before
+		 * instrumented code (env.c) may run. */
+		const char *env = sk__env_names_statickeys()
+					  ? secure_getenv("STATICKEYS_KEEP_SIGTRAP")
+					  : NULL;
 		k = !(env && strcmp(env, "0") == 0);
 		__atomic_store_n(&keep, k, __ATOMIC_RELAXED);
 	}

@@ -169,6 +169,14 @@ void sk__arch_unwinder(void **backtrace, void **ip_info);
  * are reached, and so whether the program's handlers are counted). */
 void sk__arch_init(void);
 
+/* sk__arch_before_lock - before sk__lock() takes the patch lock for an update
+ * (not from a registration, which runs in the dynamic linker's constructors):
+ * whatever the backend must ask the dynamic linker before any of its work
+ * under that lock (x86: the signal-mask wrappers' lookups, which its trap
+ * handler's installation may need), since nothing may call into the
+ * dynamic linker while holding the patch lock. */
+void sk__arch_before_lock(void);
+
 /* sk__arch_after_fork_child - in a fork child: forget what named the
  * parent's threads (trap handler readers, thread descriptors). */
 void sk__arch_after_fork_child(void);

@@ -63,3 +63,7 @@ void sk__arch_init(void)
 	/* No mask wrappers here: the program's signal handlers are not
 	 * counted (core/lock.c then unwinds). */
 }
+
+void sk__arch_before_lock(void)
+{
+}

@@ -88,6 +88,7 @@ int sk__lock(void)
 	 * handler, which may have interrupted malloc or the lock holder. */
 	if (sk__in_signal_handler())
 		return -EDEADLK;
+	sk__arch_before_lock();
 	return sk__lock_from_loader();
 }
 

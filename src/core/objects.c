@@ -186,7 +186,7 @@ static void scan_sites(struct sk__object *obj,
 		       const struct sk__site_entry *stop)
 {
 	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
-	size_t valid = 0, linux_style = 0;
+	size_t unusual = 0, unusual_valid = 0, linux_style = 0;
 	uintptr_t last = 0;
 	unsigned stamp = runtime_stamp();
 	bool sorted = true;
@@ -204,25 +204,26 @@ static void scan_sites(struct sk__object *obj,
 		const struct sk__site_entry *e = &start[i];
 		const struct sk_key *key = sk__entry_key(e);
 		uintptr_t code = sk__entry_code(e);
-		unsigned magic = key ? __atomic_load_n(&key->magic,
-						       __ATOMIC_RELAXED) : 0;
-		unsigned other = magic & RUNTIME_STAMP_MASK;
+		/* The magic without the initial state: SK__KEY_MAGIC, with no
+		 * runtime's stamp or with ours. */
+		unsigned m = key ? __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
+					   ~SK__KEY_INIT_TRUE
+				 : 0;
 
 		sorted &= code > last;
 		last = code;
 		if (__builtin_expect(!((unsigned)e->flags & SK__SITE_LINUX_KEY) &&
-				     (magic & SK__KEY_MAGIC_MASK) == SK__KEY_MAGIC &&
-				     (!other || other == stamp), 1)) {
-			valid++;
+				     (m == SK__KEY_MAGIC ||
+				      m == (SK__KEY_MAGIC | stamp)), 1))
 			continue;
-		}
+		unusual++;
 		if (!scan_unusual_site(obj, e, stamp))
 			continue;
-		valid++;
+		unusual_valid++;
 		linux_style += ((unsigned)e->flags & SK__SITE_LINUX_KEY) != 0;
 	}
 	obj->nentries = n;
-	obj->nsites = valid;
+	obj->nsites = n - unusual + unusual_valid;
 	obj->nlinux = linux_style;
 	obj->sorted = sorted;
 }

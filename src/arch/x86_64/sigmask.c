@@ -244,11 +244,18 @@ static void lookup_all(void)
 #endif
 }
 
-/* Before main: a wrapper called from a signal handler must not be the first
- * to look its function up (dlsym takes the dynamic linker's lock).  No
+/*
+ * All at once, at the first call of a wrapper that needs the C library, not
+ * at start-up: the eighteen lookups are ~20,000 instructions, which a
+ * program that never calls one of these functions should not pay.  A
+ * wrapper called from a signal handler must not be the first to look its
+ * function up (dlsym takes the dynamic linker's lock), and is not: a handler
+ * is counted only if it was installed through these wrappers (sigaction,
+ * signal, sigset...), whose call looked everything up first.  No
  * pthread_once: a sanitizer runtime calls us while it initialises, when its
  * own pthread_once interceptor cannot run yet; looking up twice is harmless
- * (both find the same definitions). */
+ * (both find the same definitions).
+ */
 static void lookup(void)
 {
 	static int done;
@@ -307,6 +314,11 @@ int sk__pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 	if (how != SIG_UNBLOCK)
 		set = without_trap(set, &buf);
+	/* Only reading the mask (the runtime's own probe, sigmask_probe.c):
+	 * the system call, which every C library makes for it, rather than
+	 * the first lookup of the C library's functions. */
+	if (!set && !REAL(pthread_sigmask))
+		return raw_sigprocmask(how, NULL, old) == 0 ? 0 : errno;
 	if (!REAL(pthread_sigmask))
 		lookup();
 	if (!REAL(pthread_sigmask))
@@ -631,10 +643,15 @@ SK_EXPORT int WRAPPER(sigsetmask)(int mask)
 
 /* ---- set-up ----------------------------------------------------------------- */
 
+void sk__sigmask_lookup(void)
+{
+	lookup();
+}
+
 void sk__sigmask_ready(void)
 {
 	/* keeping() may first run inside a sanitizer's start-up, where it must
-	 * not print: the warning for a bad value is given here. */
+	 * not print: the warning for a bad value is given here.  The C
+	 * library's functions are looked up later (lookup()). */
 	(void)sk__setting(SK__SETTING_KEEP_SIGTRAP);
-	lookup();
 }

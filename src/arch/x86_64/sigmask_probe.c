@@ -101,19 +101,31 @@ static mask_fn *programs_pthread_sigmask(void)
 #endif
 }
 
+/* -1: not probed yet; else whether the wrappers are reached. */
+static int reached = -1;
+
+/* One call through the program's pthread_sigmask that only reads this
+ * thread's mask: does it reach the wrappers?  *@trap_blocked: SIGTRAP is in
+ * the mask (the kernel's sigset, whose first word holds signals 1 to 64). */
+static void probe(bool *trap_blocked)
+{
+	mask_fn *first = programs_pthread_sigmask();
+	sigset_t cur;
+
+	*trap_blocked = true; /* unknown */
+	__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
+	if (first && first(SIG_BLOCK, NULL, &cur) == 0)
+		*trap_blocked = *(const uint64_t *)&cur & 1ull << (SIGTRAP - 1);
+	__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
+	reached = __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
+}
+
 bool sk__sigmask_wrappers_reached(void)
 {
-	static int reached = -1;
+	bool trap_blocked;
 
-	if (reached < 0) {
-		mask_fn *first = programs_pthread_sigmask();
-		sigset_t cur;
-		__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
-		if (first)
-			first(SIG_BLOCK, NULL, &cur);
-		__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
-		reached = __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
-	}
+	if (reached < 0)
+		probe(&trap_blocked);
 	return reached;
 }
 
@@ -154,11 +166,16 @@ void sk__arch_init(void)
 	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
 #endif
 	(void)sk__sigmask_keeps_sigtrap();
-	if (sk__sigmask_wrappers_reached())
+	/* Probed here, in this thread, unless a wrapper called before this
+	 * constructor did (then the mask is not known). */
+	bool trap_blocked = true;
+	if (reached < 0)
+		probe(&trap_blocked);
+	if (reached)
 		sk__signal_depth_track();
 	/* A program started with SIGTRAP blocked (an inherited mask survives
 	 * exec) would keep it in this thread and every thread it creates. */
-	if (sk__sigmask_wrappers_active()) {
+	if (trap_blocked && sk__sigmask_wrappers_active()) {
 		/* The kernel's sigset (8 bytes on x86-64 and i386), built
 		 * here rather than by sigaddset(): start-up calls into the C
 		 * library as little as it can (each first call of a function
@@ -167,6 +184,17 @@ void sk__arch_init(void)
 		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL,
 			sizeof(trap));
 	}
+}
+
+void sk__arch_before_lock(void)
+{
+#ifndef SK_SIGMASK_LD_WRAP
+	/* The wrappers' lookups, if no wrapper made them yet: the trap
+	 * handler's installation calls sigaction under the lock.  (With
+	 * --wrap there is nothing to look up, and a reference here would
+	 * link sigmask.c into programs linked without it.) */
+	sk__sigmask_lookup();
+#endif
 }
 
 void sk__arch_unwinder(void **backtrace, void **ip_info)

@@ -50,10 +50,15 @@ bool sk__sigmask_wrappers_active(void);
 bool sk__sigmask_wrappers_reached(void);
 /* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
 bool sk__sigmask_keeps_sigtrap(void);
-/* sk__sigmask_ready - look the C library's functions up, before main, so
- * that no wrapper called from a signal handler is the first to (not with
- * --wrap: the wrappers are then left out unless the program uses them). */
+/* sk__sigmask_ready - at start-up: name a bad STATICKEYS_KEEP_SIGTRAP (the
+ * C library's functions are looked up by the first wrapper call that needs
+ * them: sigmask.c, lookup()); from the static library it also links
+ * sigmask.c in (not with --wrap: the wrappers are then left out unless the
+ * program uses them). */
 void sk__sigmask_ready(void);
+/* sk__sigmask_lookup - look the C library's functions up now, if no
+ * wrapper did yet (sigmask.c's lookup()). */
+void sk__sigmask_lookup(void);
 /* sk__sigmask_probe_note - the pthread_sigmask wrapper was called. */
 void sk__sigmask_probe_note(void);
 /* sk__sigmask_note_sigtrap_action - the sigaction wrapper is changing

@@ -123,12 +123,20 @@ static int conf_name(const struct dirent *d)
 	       strcmp(d->d_name + n - 5, ".conf") == 0;
 }
 
+/* Name order by bytes, as sysctl.d's (and independent of the program's
+ * locale).  Not alphasort: naming a C library function's address binds it
+ * when the program loads, at every start-up, followed file or not. */
+static int name_order(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
 static int read_dir(struct sk__conf *conf, uint64_t *hash, char *err,
 		    size_t errlen)
 {
 	struct dirent **names;
 	char file[PATH_MAX];
-	int n = scandir(w.path, &names, conf_name, alphasort), r = 0;
+	int n = scandir(w.path, &names, conf_name, name_order), r = 0;
 
 	if (n < 0)
 		return os_error(w.path, err, errlen);

@@ -52,7 +52,8 @@ struct sk__object {
 	size_t nentries;
 	size_t nsites; /* entries that name a valid key */
 	size_t nlinux; /* of which kernel-style sites (SK__SITE_LINUX_KEY) */
-	bool sorted;   /* entries ascend by site address */
+	int sorted;    /* entries ascend by site address (1) or not (0);
+			  -1 until the trap handler first needs to know */
 	/* Its sites by key: built by the first update that reaches the object
 	 * (site_index.c), NULL until then. */
 	struct sk__key_index *by_key;

@@ -171,10 +171,8 @@ scan_unusual_site(const struct sk__object *obj, const struct sk__site_entry *e,
 /*
  * The one pass over an object's site entries that registration makes before
  * taking the lock: count the valid ones, give kernel-style zeroed keys their
- * magic, warn about the others and about keys of another runtime, and see
- * whether the table ascends by address (the trap handler then searches it by
- * halves).  Nothing is copied: updates read the entries in place
- * (site_index.c).  A key this object defines has no stamp yet (stamp_keys
+ * magic, warn about the others and about keys of another runtime.  Nothing
+ * is copied: updates read the entries in place (site_index.c).  A key this object defines has no stamp yet (stamp_keys
  * runs under the lock), which is right: it is this runtime's.
  *
  * Start-up pays this loop per site, so the usual site (a native one whose
@@ -187,9 +185,7 @@ static void scan_sites(struct sk__object *obj,
 {
 	size_t n = start && stop > start ? (size_t)(stop - start) : 0;
 	size_t unusual = 0, unusual_valid = 0, linux_style = 0;
-	uintptr_t last = 0;
 	unsigned stamp = runtime_stamp();
-	bool sorted = true;
 
 	if (n && sk__arch_site_size == 0) {
 		/* The portable backend patches nothing (arch/portable/). */
@@ -203,15 +199,12 @@ static void scan_sites(struct sk__object *obj,
 	for (size_t i = 0; i < n; i++) {
 		const struct sk__site_entry *e = &start[i];
 		const struct sk_key *key = sk__entry_key(e);
-		uintptr_t code = sk__entry_code(e);
 		/* The magic without the initial state: SK__KEY_MAGIC, with no
 		 * runtime's stamp or with ours. */
 		unsigned m = key ? __atomic_load_n(&key->magic, __ATOMIC_RELAXED) &
 					   ~SK__KEY_INIT_TRUE
 				 : 0;
 
-		sorted &= code > last;
-		last = code;
 		if (__builtin_expect(!((unsigned)e->flags & SK__SITE_LINUX_KEY) &&
 				     (m == SK__KEY_MAGIC ||
 				      m == (SK__KEY_MAGIC | stamp)), 1))
@@ -225,7 +218,6 @@ static void scan_sites(struct sk__object *obj,
 	obj->nentries = n;
 	obj->nsites = n - unusual + unusual_valid;
 	obj->nlinux = linux_style;
-	obj->sorted = sorted;
 }
 
 struct phdr_search {
@@ -359,6 +351,23 @@ static void describe_object(struct sk__object *obj, const void *probe)
 	dl_iterate_phdr(find_segments, &ps);
 }
 
+/* Does the object's table ascend by site address (the usual layout:
+ * compilers and linkers emit sites in code order)?  The trap handler then
+ * searches it by halves.  Asked when the table is first published, not at
+ * registration: start-up pays per site only what it must. */
+static bool entries_ascend(const struct sk__object *obj)
+{
+	uintptr_t last = 0;
+
+	for (size_t i = 0; i < obj->nentries; i++) {
+		uintptr_t code = sk__entry_code(&obj->sites_start[i]);
+		if (code <= last)
+			return false;
+		last = code;
+	}
+	return true;
+}
+
 /* Set by the first batch (sk__objects_publish_traps): before it no site was
  * ever changed, so no trap can be ours and the handler needs no index. */
 static bool traps_published;
@@ -385,11 +394,15 @@ static void publish_site_index(void)
 		sk__trap_set_sites(NULL, 0);
 		return;
 	}
-	for (struct sk__object *o = sk__objects; o; o = o->next)
-		if (o->nentries)
-			t[k++] = (struct sk__site_table){ o->lo, o->hi,
-							  o->sites_start,
-							  o->nentries, o->sorted };
+	for (struct sk__object *o = sk__objects; o; o = o->next) {
+		if (!o->nentries)
+			continue;
+		if (o->sorted < 0)
+			o->sorted = entries_ascend(o);
+		t[k++] = (struct sk__site_table){ o->lo, o->hi, o->sites_start,
+						  o->nentries,
+						  (size_t)o->sorted };
+	}
 	sk__trap_set_sites(t, n);
 }
 
@@ -410,11 +423,15 @@ static unsigned first_object_taken; /* a word: see check_one_runtime */
 
 static struct sk__object *object_alloc(void)
 {
-	if (!__atomic_exchange_n(&first_object_taken, 1u, __ATOMIC_ACQUIRE)) {
-		memset(&first_object, 0, sizeof(first_object));
-		return &first_object;
-	}
-	return calloc(1, sizeof(struct sk__object));
+	struct sk__object *obj = &first_object;
+
+	if (!__atomic_exchange_n(&first_object_taken, 1u, __ATOMIC_ACQUIRE))
+		memset(obj, 0, sizeof(*obj));
+	else
+		obj = calloc(1, sizeof(*obj));
+	if (obj)
+		obj->sorted = -1; /* not known yet: entries_ascend() */
+	return obj;
 }
 
 static void object_free(struct sk__object *obj)

@@ -39,6 +39,22 @@ static void fork_child(void)
 	sk__config_after_fork_child();
 }
 
+static void fork_handlers_install(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Installed before anything of the runtime's could be inherited half-done
+ * by a child: the first lock that may run beside another thread (core/
+ * lock.c), or at start-up when the environment sets the runtime up further
+ * (a start-up state, a file, the control socket). */
+static void fork_handlers(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fork_handlers_install);
+}
+
 static void runtime_init_once(void)
 {
 	/* Registering for membarrier waits for a grace period once the process
@@ -54,11 +70,13 @@ static void runtime_init_once(void)
 	sk__unwinder_load(); /* only where they are not */
 	if (sk__arch_site_size)
 		sk__sync_init();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	sk__lock_set_first_use(fork_handlers);
 	/* STATICKEYS, _FILE, _CONTROL, _AUDIT: with none of them set there
 	 * is no start-up state, file, control socket or audit to set up. */
-	if (settings)
+	if (settings) {
+		fork_handlers();
 		sk__control_init();
+	}
 }
 
 SK_API void sk__object_register(struct sk__object_handle *handle,

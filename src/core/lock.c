@@ -32,11 +32,20 @@
  * itself is refused unless the program was linked with the wrappers
  * (sigmask_probe.c says how).
  *
+ * Before the first lock that may run beside another thread, the runtime's
+ * fork handlers are installed (sk__lock_set_first_use): until then nothing of
+ * the runtime's can be inherited half-done (no lock held by another thread,
+ * no descriptor, no thread), and a program that never updates a key and
+ * starts with one thread skips pthread_atfork's page faults at start-up.
+ * For the same reason a registration while the process has one thread is
+ * not timed: it cannot wait, and its hold is the start-up's own (the
+ * clock's first read costs a page fault of the vDSO's data).
+ *
  * Registration (objects.c) takes the lock without the question: it runs
  * from the dynamic linker's constructors, which no signal handler may run
  * (dlopen is not async-signal-safe), and a thread that re-enters the lock
- * is refused by the mutex itself.  Unregistration still asks: exit() from
- * a handler runs destructors.
+ * is refused by the mutex itself.  Unregistration (objects.c) still asks:
+ * exit() from a handler runs destructors.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -78,9 +87,35 @@ static void lock_ready(void)
 	pthread_once(&patch_lock_once, lock_fresh);
 }
 #endif
-static uint64_t hold_start_ns;
+static uint64_t hold_start_ns; /* 0: this hold is not timed */
 static pthread_t holder;
 static bool held;
+
+static void (*first_use)(void);
+
+void sk__lock_set_first_use(void (*fn)(void))
+{
+	first_use = fn;
+}
+
+static int lock(bool timed)
+{
+	lock_ready();
+	if (first_use && (timed || !sk__single_threaded()))
+		first_use();
+	timed = timed || !sk__single_threaded();
+	uint64_t t0 = timed ? sk__now_ns() : 0;
+	int r = pthread_mutex_lock(&patch_lock);
+
+	if (r)
+		return -r;
+	hold_start_ns = timed ? sk__now_ns() : 0;
+	if (timed)
+		sk__hist_record(SK_HIST_LOCK_WAIT, hold_start_ns - t0);
+	holder = pthread_self();
+	__atomic_store_n(&held, true, __ATOMIC_RELAXED);
+	return 0;
+}
 
 int sk__lock(void)
 {
@@ -89,31 +124,23 @@ int sk__lock(void)
 	if (sk__in_signal_handler())
 		return -EDEADLK;
 	sk__arch_before_lock();
-	return sk__lock_from_loader();
+	return lock(true);
 }
 
 int sk__lock_from_loader(void)
 {
-	lock_ready();
-	uint64_t t0 = sk__now_ns();
-	int r = pthread_mutex_lock(&patch_lock);
-
-	if (r)
-		return -r;
-	hold_start_ns = sk__now_ns();
-	sk__hist_record(SK_HIST_LOCK_WAIT, hold_start_ns - t0);
-	holder = pthread_self();
-	__atomic_store_n(&held, true, __ATOMIC_RELAXED);
-	return 0;
+	return lock(false);
 }
 
 void sk__unlock(void)
 {
-	uint64_t held_ns = sk__now_ns() - hold_start_ns;
+	uint64_t held_ns = hold_start_ns ? sk__now_ns() - hold_start_ns : 0;
+	bool timed = hold_start_ns != 0;
 
 	__atomic_store_n(&held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&patch_lock);
-	sk__hist_record(SK_HIST_LOCK_HOLD, held_ns);
+	if (timed)
+		sk__hist_record(SK_HIST_LOCK_HOLD, held_ns);
 }
 
 bool sk__lock_held_by_me(void)

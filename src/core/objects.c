@@ -748,7 +748,9 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	struct sk__object *obj = handle->object;
 	if (!obj)
 		return;
-	if (sk__lock() != 0) {
+	/* As a registration, from the dynamic linker (its destructors), but
+	 * exit() may run them from a signal handler: asked here. */
+	if (sk__in_signal_handler() || sk__lock_from_loader() != 0) {
 		/* Only a thread already inside an update gets here (a destructor
 		 * run from a signal handler or an update hook); unlinking the
 		 * object under that update's feet would be worse. */

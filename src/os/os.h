@@ -35,6 +35,23 @@ static inline bool sk__env_names_statickeys(void)
 	}
 	return false;
 }
+/* sk__single_threaded - the process has never had a second thread (the C
+ * library's own flag, glibc 2.32 and later; elsewhere: false, as it cannot
+ * be told).  While it holds, nothing can run beside the caller: no thread
+ * can wait for a lock or fork under its feet. */
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+static inline bool sk__single_threaded(void)
+{
+	return __libc_single_threaded != 0;
+}
+#else
+static inline bool sk__single_threaded(void)
+{
+	return false;
+}
+#endif
+
 /* sk__getenv - secure_getenv(@name) of a STATICKEYS* variable (NULL in a
  * set-user-ID or file-capability program: whoever starts it must not choose
  * its key states, socket paths or how it writes code). */

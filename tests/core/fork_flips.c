@@ -5,6 +5,11 @@
  * code in the middle of a batch.  Each child checks that every site agrees
  * with its copy of the key, flips the key itself (through its own
  * /proc/self/mem, not the parent's), checks again, and exits.
+ *
+ * First, a fork before any update, while the process has one thread: the
+ * runtime has installed no fork handlers yet (it does so before the first
+ * update, core/lock.c), and the child's first update must still write the
+ * child's code only.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -55,11 +60,27 @@ static int child(void)
 	return sites_on() == want ? 0 : 1;
 }
 
+/* Before any update and any second thread: the child flips its key, the
+ * parent's sites stay as they are. */
+static void fork_before_any_update(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child());
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "child of a process that never updated: status %#x", status);
+	CHECK(!sk_key_enabled(&fork_key) && sites_on() == 0,
+	      "the child's update left the parent's sites alone");
+}
+
 int main(void)
 {
 	pthread_t t;
 	int forks = 200, bad = 0;
 
+	fork_before_any_update();
 	pthread_create(&t, NULL, flipper, NULL);
 	for (int i = 0; i < forks; i++) {
 		pid_t pid = fork();

@@ -79,13 +79,34 @@ static void runtime_init_once(void)
 	}
 }
 
+static bool init_done;
+
+static void runtime_init_marked(void)
+{
+	runtime_init_once();
+	__atomic_store_n(&init_done, true, __ATOMIC_RELEASE);
+}
+
+/* Once per process.  While it has one thread nothing can race the first
+ * registration, and pthread_once's lazy binding and futex wake are not
+ * needed (glibc wakes waiters even when there are none). */
+static void runtime_init(void)
+{
+	if (__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
+		return;
+	if (sk__single_threaded())
+		runtime_init_marked();
+	else
+		pthread_once(&init_once, runtime_init_marked);
+}
+
 SK_API void sk__object_register(struct sk__object_handle *handle,
 				const struct sk__site_entry *sites_start,
 				const struct sk__site_entry *sites_stop,
 				struct sk_key *const *keys_start,
 				struct sk_key *const *keys_stop)
 {
-	pthread_once(&init_once, runtime_init_once);
+	runtime_init();
 	sk__objects_add(handle, sites_start, sites_stop, keys_start, keys_stop,
 			sk__update_object_locked);
 }

@@ -47,6 +47,10 @@ SK_API void sk_stats_reset(void);
 /** enum sk_hist - the durations the runtime records. */
 enum sk_hist {
 	SK_HIST_UPDATE_LATENCY = 0, /* an update call, entry to return */
+	/* The patch lock: timed for every update and control request, and
+	 * for an object's registration or unloading once the process has had
+	 * a second thread (before that they cannot wait, and are not timed:
+	 * the first clock read would cost start-up a page fault). */
 	SK_HIST_LOCK_HOLD = 1,      /* patch lock, acquire to release */
 	SK_HIST_LOCK_WAIT = 2,      /* waiting to acquire the patch lock */
 	SK_HIST_COUNT = 3

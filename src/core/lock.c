@@ -98,12 +98,15 @@ void sk__lock_set_first_use(void (*fn)(void))
 	first_use = fn;
 }
 
-static int lock(bool timed)
+/* @update: for an update (sk__lock), else a registration or an unloading
+ * object, which while the process has one thread needs neither. */
+static int lock(bool update)
 {
+	bool timed = update || !sk__single_threaded();
+
 	lock_ready();
-	if (first_use && (timed || !sk__single_threaded()))
+	if (timed && first_use)
 		first_use();
-	timed = timed || !sk__single_threaded();
 	uint64_t t0 = timed ? sk__now_ns() : 0;
 	int r = pthread_mutex_lock(&patch_lock);
 

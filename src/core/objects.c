@@ -452,11 +452,12 @@ static void object_free(struct sk__object *obj)
 static int keys_own(struct sk__object *obj, size_t extra)
 {
 	struct sk_key **keys;
+	size_t n = obj->nkeys + extra ? obj->nkeys + extra : 1; /* not 0 */
 
 	if (obj->keys_owned) {
-		keys = realloc(obj->keys, (obj->nkeys + extra) * sizeof(*keys));
+		keys = realloc(obj->keys, n * sizeof(*keys));
 	} else {
-		keys = malloc((obj->nkeys + extra) * sizeof(*keys));
+		keys = malloc(n * sizeof(*keys));
 		if (keys && obj->nkeys)
 			memcpy(keys, obj->keys, obj->nkeys * sizeof(*keys));
 	}

@@ -111,11 +111,14 @@ static void probe(bool *trap_blocked)
 {
 	mask_fn *first = programs_pthread_sigmask();
 	sigset_t cur;
+	uint64_t word;
 
 	*trap_blocked = true; /* unknown */
 	__atomic_store_n(&probing, 1, __ATOMIC_SEQ_CST);
-	if (first && first(SIG_BLOCK, NULL, &cur) == 0)
-		*trap_blocked = *(const uint64_t *)&cur & 1ull << (SIGTRAP - 1);
+	if (first && first(SIG_BLOCK, NULL, &cur) == 0) {
+		memcpy(&word, &cur, sizeof(word));
+		*trap_blocked = word & 1ull << (SIGTRAP - 1);
+	}
 	__atomic_store_n(&probing, 0, __ATOMIC_SEQ_CST);
 	reached = __atomic_load_n(&probe_hits, __ATOMIC_SEQ_CST) > 0;
 }

@@ -39,22 +39,6 @@ static void fork_child(void)
 	sk__config_after_fork_child();
 }
 
-static void fork_handlers_install(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-/* Installed before anything of the runtime's could be inherited half-done
- * by a child: the first lock that may run beside another thread (core/
- * lock.c), or at start-up when the environment sets the runtime up further
- * (a start-up state, a file, the control socket). */
-static void fork_handlers(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, fork_handlers_install);
-}
-
 static void runtime_init_once(void)
 {
 	/* Registering for membarrier waits for a grace period once the process
@@ -70,13 +54,15 @@ static void runtime_init_once(void)
 	sk__unwinder_load(); /* only where they are not */
 	if (sk__arch_site_size)
 		sk__sync_init();
-	sk__lock_set_first_use(fork_handlers);
+	/* At start-up, not before the first update, though nothing of the
+	 * runtime's could be inherited half-done until then: the handlers
+	 * must come before any the program installs, whose child handler may
+	 * update a key (ours re-create the patch lock in the child first). */
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	/* STATICKEYS, _FILE, _CONTROL, _AUDIT: with none of them set there
 	 * is no start-up state, file, control socket or audit to set up. */
-	if (settings) {
-		fork_handlers();
+	if (settings)
 		sk__control_init();
-	}
 }
 
 static bool init_done;

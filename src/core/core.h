@@ -157,15 +157,10 @@ void sk__objects_publish_traps(void);
 /* sk__lock - take the patch lock; -EDEADLK if this thread holds it, or if
  * it runs a signal handler (see sk__in_signal_handler). */
 int sk__lock(void);
-/* sk__lock_set_first_use - @fn runs (it must be idempotent) before any
- * sk__lock(), and before a registration's lock once the process has had a
- * second thread (runtime.c: the fork handlers). */
-void sk__lock_set_first_use(void (*fn)(void));
 /* sk__lock_from_loader - the same, for registration and unregistration,
- * which run from the dynamic linker's constructors and destructors and
- * change no code: no handler check (unregistration asks itself: see
- * lock.c), and while the process has one thread no fork handlers and no
- * timing. */
+ * which run from the dynamic linker's constructors and destructors: no
+ * handler check (unregistration asks itself: see lock.c), and no timing
+ * while the process has one thread. */
 int sk__lock_from_loader(void);
 /* sk__unwinder_load - at start-up: load the unwinder that
  * sk__in_signal_handler() needs where handlers are not counted. */

@@ -32,13 +32,8 @@
  * itself is refused unless the program was linked with the wrappers
  * (sigmask_probe.c says how).
  *
- * Before the first lock that may run beside another thread, the runtime's
- * fork handlers are installed (sk__lock_set_first_use): until then nothing of
- * the runtime's can be inherited half-done (no lock held by another thread,
- * no descriptor, no thread), and a program that never updates a key and
- * starts with one thread skips pthread_atfork's page faults at start-up.
- * For the same reason a registration while the process has one thread is
- * not timed: it cannot wait, and its hold is the start-up's own (the
+ * A registration (or an unloading object) while the process has one thread
+ * is not timed: it cannot wait, and its hold is the start-up's own (the
  * clock's first read costs a page fault of the vDSO's data).
  *
  * Registration (objects.c) takes the lock without the question: it runs
@@ -91,22 +86,13 @@ static uint64_t hold_start_ns; /* 0: this hold is not timed */
 static pthread_t holder;
 static bool held;
 
-static void (*first_use)(void);
-
-void sk__lock_set_first_use(void (*fn)(void))
-{
-	first_use = fn;
-}
-
 /* @update: for an update (sk__lock), else a registration or an unloading
- * object, which while the process has one thread needs neither. */
+ * object, not timed while the process has one thread. */
 static int lock(bool update)
 {
 	bool timed = update || !sk__single_threaded();
 
 	lock_ready();
-	if (timed && first_use)
-		first_use();
 	uint64_t t0 = timed ? sk__now_ns() : 0;
 	int r = pthread_mutex_lock(&patch_lock);
 

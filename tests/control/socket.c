@@ -183,19 +183,27 @@ static void test_fork_child_serves_its_own(void)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* Exit code: the step that failed, for the message below. */
 		char p[108], want[108];
 		sk_control_default_path(getpid(), NULL, want, sizeof(want));
-		int ok = sk_control_socket_path(p, sizeof(p)) == 0 &&
-			 strcmp(p, want) == 0;
-		int fd = ok ? client_connect(p) : -1;
-		char *r = fd >= 0 ? client_ask(fd, "get sock_key\n") : NULL;
-		ok = reply_ok(r) && sk_control_stop() == 0;
-		_exit(ok ? 0 : 1);
+		if (sk_control_socket_path(p, sizeof(p)) != 0)
+			_exit(1);
+		if (strcmp(p, want) != 0)
+			_exit(2);
+		int fd = client_connect(p);
+		if (fd < 0)
+			_exit(3);
+		char *r = client_ask(fd, "get sock_key\n");
+		if (!reply_ok(r))
+			_exit(4);
+		_exit(sk_control_stop() == 0 ? 0 : 5);
 	}
 	int status;
 	waitpid(pid, &status, 0);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	      "the child served its own address, and stopped it");
+	      "the child served its own address, and stopped it (status %#x; "
+	      "exit 1: no server, 2: another address, 3: no connection, 4: "
+	      "no answer, 5: not stopped)", status);
 	int fd = client_connect(path);
 	char *r = client_ask(fd, "help\n");
 	CHECK(reply_ok(r), "the parent's server still answers: %s", r);

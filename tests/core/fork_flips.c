@@ -6,9 +6,8 @@
  * with its copy of the key, flips the key itself (through its own
  * /proc/self/mem, not the parent's), checks again, and exits.
  *
- * First, a fork before any update, while the process has one thread: the
- * runtime has installed no fork handlers yet (it does so before the first
- * update, core/lock.c), and the child's first update must still write the
+ * First, a fork before any update, while the process has one thread and
+ * the runtime has opened nothing: the child's first update must write the
  * child's code only.
  */
 #include <pthread.h>

@@ -59,15 +59,24 @@ static int child(void)
 	return sites_on() == want ? 0 : 1;
 }
 
+/* Fork a child that runs child(); its wait status. */
+static int forked_child(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(child());
+	waitpid(pid, &status, 0);
+	return status;
+}
+
 /* Before any update and any second thread: the child flips its key, the
  * parent's sites stay as they are. */
 static void fork_before_any_update(void)
 {
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(child());
-	int status;
-	waitpid(pid, &status, 0);
+	int status = forked_child();
+
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "child of a process that never updated: status %#x", status);
 	CHECK(!sk_key_enabled(&fork_key) && sites_on() == 0,
@@ -82,11 +91,7 @@ int main(void)
 	fork_before_any_update();
 	pthread_create(&t, NULL, flipper, NULL);
 	for (int i = 0; i < forks; i++) {
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(child());
-		int status;
-		waitpid(pid, &status, 0);
+		int status = forked_child();
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "child %d: status %#x (1: sites disagree, 2: flip failed)",
 		      i, status);

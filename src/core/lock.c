@@ -123,8 +123,8 @@ int sk__lock_from_loader(void)
 
 void sk__unlock(void)
 {
-	uint64_t held_ns = hold_start_ns ? sk__now_ns() - hold_start_ns : 0;
 	bool timed = hold_start_ns != 0;
+	uint64_t held_ns = timed ? sk__now_ns() - hold_start_ns : 0;
 
 	__atomic_store_n(&held, false, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&patch_lock);

@@ -172,12 +172,14 @@ scan_unusual_site(const struct sk__object *obj, const struct sk__site_entry *e,
  * The one pass over an object's site entries that registration makes before
  * taking the lock: count the valid ones, give kernel-style zeroed keys their
  * magic, warn about the others and about keys of another runtime.  Nothing
- * is copied: updates read the entries in place (site_index.c).  A key this object defines has no stamp yet (stamp_keys
- * runs under the lock), which is right: it is this runtime's.
+ * is copied: updates read the entries in place (site_index.c).  A key this
+ * object defines has no stamp yet (stamp_keys runs under the lock), which is
+ * right: it is this runtime's.
  *
  * Start-up pays this loop per site, so the usual site (a native one whose
- * key is valid and this runtime's) costs a dozen instructions; everything
- * else is left to scan_unusual_site().
+ * key is valid and this runtime's: sk__key_is_valid() and
+ * check_one_runtime() in one comparison of the magic) costs about twenty
+ * instructions; everything else is left to scan_unusual_site().
  */
 static void scan_sites(struct sk__object *obj,
 		       const struct sk__site_entry *start,
@@ -318,6 +320,8 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!segments_hold(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr,
 			   ps->probe))
 		return 0;
+	/* The program without a PT_PHDR (describe_object() asked auxv
+	 * first): dladdr's name for it all the same. */
 	if (info->dlpi_phdr == (const ElfW(Phdr) *)getauxval(AT_PHDR))
 		obj->path = program_name();
 	else if (info->dlpi_name)
@@ -658,8 +662,9 @@ registered_tables(const struct sk__site_entry *sites_start,
  * the object containing it, so that object must never be unmapped.  The
  * shared library is linked -z nodelete (SK_RUNTIME_NODELETE: nothing to do
  * here); a copy of the static library inside a plugin is pinned here, when
- * it first registers an object.  For the
- * program itself the NOLOAD lookup finds nothing and changes nothing.
+ * it first registers an object.  A copy linked into the program needs no
+ * pin: its own segments, from auxv, tell so without asking the dynamic
+ * linker.
  */
 static void pin_runtime(void)
 {

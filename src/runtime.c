@@ -34,8 +34,11 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	sk__lock_after_fork_child();
+	/* A child keeps its parent's keys and start-up state, not its
+	 * history: sums of per-process statistics are then true. */
+	sk_stats_reset();
 	sk__writer_after_fork_child();
-	sk__arch_after_fork_child();
+	sk__arch_after_fork_child(); /* a batch the fork cut: made whole */
 	sk__config_after_fork_child();
 }
 
@@ -50,8 +53,7 @@ static void runtime_init_once(void)
 
 	if (settings)
 		sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
-	sk__arch_init();     /* are signal handlers counted? */
-	sk__unwinder_load(); /* only where they are not */
+	sk__arch_init();
 	if (sk__arch_site_size)
 		sk__sync_init();
 	/* At start-up, not before the first update, though nothing of the

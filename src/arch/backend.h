@@ -157,16 +157,9 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
  * opens it again when needed. */
 void sk__arch_descriptor_release(void);
 
-/* sk__arch_unwinder - the compiler's unwinder (_Unwind_Backtrace and
- * _Unwind_GetIPInfo in *@backtrace and *@ip_info, NULL if unavailable), for
- * core/lock.c's signal-frame walk where the program's handlers are not
- * counted.  Called once, at start-up.  Backends without the mask wrappers
- * link it (no_traps.c); x86 loads it then (sigmask_probe.c). */
-void sk__arch_unwinder(void **backtrace, void **ip_info);
-
 /* sk__arch_init - once, before the first registration (runtime.c): what
  * the backend sets up at start-up (x86: whether the signal-mask wrappers
- * are reached, and so whether the program's handlers are counted). */
+ * are reached). */
 void sk__arch_init(void);
 
 /* sk__arch_before_lock - before sk__lock() takes the patch lock for an update

@@ -9,7 +9,6 @@
 #include "arch/backend.h"
 
 #include <stdlib.h>
-#include <unwind.h>
 
 int sk__arch_update_allowed(void)
 {
@@ -26,7 +25,7 @@ uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
 void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 {
 	(void)n;
-	free(tables);
+	sk__mem_free(tables);
 }
 
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
@@ -44,24 +43,9 @@ void sk__arch_descriptor_release(void)
 	/* No descriptor is kept here. */
 }
 
-void sk__arch_unwinder(void **backtrace, void **ip_info)
-{
-	/* Linked, as the compiler's unwinder always was here: handlers are
-	 * never counted on these backends, so every glibc program needs it.
-	 * (Loading it with dlopen instead made forked children of threaded
-	 * programs hang under qemu-s390x: faults_soak.) */
-#ifdef __GLIBC__
-	*backtrace = (void *)_Unwind_Backtrace;
-	*ip_info = (void *)_Unwind_GetIPInfo;
-#else
-	*backtrace = *ip_info = NULL;
-#endif
-}
-
 void sk__arch_init(void)
 {
-	/* No mask wrappers here: the program's signal handlers are not
-	 * counted (core/lock.c then unwinds). */
+	/* No mask wrappers here. */
 }
 
 void sk__arch_before_lock(void)

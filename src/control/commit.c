@@ -50,24 +50,25 @@ static int item_cmp(const void *a, const void *b)
 static long collect(const struct sk_key_change *changes, size_t n,
 		    struct commit_item **out)
 {
-	struct commit_item *v = calloc(n, sizeof(*v));
+	struct commit_item *v = n <= SIZE_MAX / sizeof(*v)
+					? sk__mem_alloc(n * sizeof(*v)) : NULL;
 	size_t m = 0;
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		if (!sk__key_is_valid(changes[i].key)) {
-			free(v);
+			sk__mem_free(v);
 			return -EINVAL;
 		}
 		v[i].key = changes[i].key;
 		v[i].enable = changes[i].enable;
 	}
-	qsort(v, n, sizeof(*v), item_cmp);
+	sk__sort(v, n, sizeof(*v), item_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (m && v[m - 1].key == v[i].key) {
 			if (v[m - 1].enable != v[i].enable) {
-				free(v);
+				sk__mem_free(v);
 				return -EINVAL;
 			}
 			continue;
@@ -119,7 +120,7 @@ static void finish_items(struct commit_item *v, size_t m, int r)
 /* Steps 1-3 with the lock held.  Return: 0 or -errno, nothing changed. */
 static int commit_locked(struct commit_item *v, size_t m)
 {
-	struct sk__key_target *targets = calloc(m, sizeof(*targets));
+	struct sk__key_target *targets = sk__mem_alloc(m * sizeof(*targets));
 	size_t nt = 0;
 	int r = targets ? 0 : -ENOMEM;
 
@@ -134,7 +135,7 @@ static int commit_locked(struct commit_item *v, size_t m)
 	finish_items(v, m, r);
 	if (r == 0)
 		sk__count(SK__C_UPDATES, nt);
-	free(targets);
+	sk__mem_free(targets);
 	return r;
 }
 
@@ -150,7 +151,7 @@ int sk__commit_locked(const struct sk_key_change *changes, size_t n)
 	int r = m < 0 ? (int)m : commit_locked(v, (size_t)m);
 	if (r < 0)
 		sk__count(SK__C_UPDATE_ERRORS, 1);
-	free(v);
+	sk__mem_free(v);
 	return r;
 }
 

@@ -6,7 +6,7 @@
  *   objects.c    the registry of linked objects, their sites and keys
  *   site_index.c an object's site entries read in place; its index by key
  *   site_name.c  naming a site in messages (function, object)
- *   lock.c       the patch lock; "are we in a signal handler?"
+ *   lock.c       the patch lock (a futex word naming its owner)
  *   config.c     the public sk_config_* setters
  *
  * Calls go down only: the control plane calls the core, the core calls the
@@ -154,25 +154,21 @@ void sk__objects_publish_traps(void);
 
 /* ---- lock.c --------------------------------------------------------------- */
 
-/* sk__lock - take the patch lock; -EDEADLK if this thread holds it, or if
- * it runs a signal handler (see sk__in_signal_handler). */
+/* sk__lock - take the patch lock for an update, waiting if another thread
+ * holds it; async-signal-safe.  -EDEADLK if this thread holds it (a signal
+ * handler that interrupted this thread's own update). */
 int sk__lock(void);
 /* sk__lock_from_loader - the same, for registration and unregistration,
- * which run from the dynamic linker's constructors and destructors: no
- * handler check (unregistration asks itself: see lock.c), and no timing
- * while the process has one thread. */
+ * which run from the dynamic linker's constructors and destructors: not
+ * timed while the process has one thread. */
 int sk__lock_from_loader(void);
-/* sk__unwinder_load - at start-up: load the unwinder that
- * sk__in_signal_handler() needs where handlers are not counted. */
-void sk__unwinder_load(void);
 void sk__unlock(void);
-/* sk__lock_held_by_me - for assertions and signal-handler refusal. */
+/* sk__lock_held_by_me - the calling thread holds the patch lock (one load:
+ * async-signal-safe). */
 bool sk__lock_held_by_me(void);
-/* sk__in_signal_handler - the caller runs inside a signal handler (a
- * thread-local count, or an unwind where handlers are not counted: see
- * lock.c); sk__lock() then refuses with -EDEADLK. */
-bool sk__in_signal_handler(void);
-/* Around fork() (runtime.c): the child never inherits a half-done batch. */
+/* Around fork() (runtime.c): the child never inherits a half-done batch,
+ * except from a fork inside a handler that interrupted the forking thread's
+ * own update (lock.c). */
 void sk__lock_before_fork(void);
 void sk__lock_after_fork_parent(void);
 void sk__lock_after_fork_child(void);

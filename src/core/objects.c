@@ -392,7 +392,7 @@ static void publish_site_index(void)
 		return;
 	for (struct sk__object *o = sk__objects; o; o = o->next)
 		n += o->nentries != 0;
-	struct sk__site_table *t = n ? malloc(n * sizeof(*t)) : NULL;
+	struct sk__site_table *t = n ? sk__mem_alloc(n * sizeof(*t)) : NULL;
 	if (n && !t) {
 		sk__warn("out of memory indexing sites for the trap handler");
 		sk__trap_set_sites(NULL, 0);
@@ -754,14 +754,15 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	struct sk__object *obj = handle->object;
 	if (!obj)
 		return;
-	/* As a registration, from the dynamic linker (its destructors), but
-	 * exit() may run them from a signal handler: asked here. */
-	if (sk__in_signal_handler() || sk__lock_from_loader() != 0) {
-		/* Only a thread already inside an update gets here (a destructor
-		 * run from a signal handler or an update hook); unlinking the
-		 * object under that update's feet would be worse. */
-		sk__warn("%s is unloading from inside a key update; its sites "
-			 "stay registered", display_name(obj));
+	/* As a registration, from the dynamic linker (its destructors).  exit()
+	 * from a signal handler runs them too: that is fine unless the handler
+	 * interrupted this very thread's update (the lock is then ours). */
+	if (sk__lock_from_loader() != 0) {
+		/* Unlinking the object under that update's feet would be worse;
+		 * the process is ending anyway. */
+		sk__warn("%s is unloading (exit or dlclose) from a signal "
+			 "handler that interrupted this thread's key update; "
+			 "its sites stay registered", display_name(obj));
 		return;
 	}
 	handle->object = NULL;

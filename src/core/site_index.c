@@ -74,14 +74,14 @@ static struct key_slot *slot_of(struct key_slot *slots, size_t mask,
 static int grow(struct key_slot **slots, size_t *mask)
 {
 	size_t nmask = *mask * 2 + 1;
-	struct key_slot *n = calloc(nmask + 1, sizeof(*n));
+	struct key_slot *n = sk__mem_alloc((nmask + 1) * sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
 	for (size_t i = 0; i <= *mask; i++)
 		if ((*slots)[i].key)
 			*slot_of(n, nmask, (*slots)[i].key) = (*slots)[i];
-	free(*slots);
+	sk__mem_free(*slots);
 	*slots = n;
 	*mask = nmask;
 	return 0;
@@ -94,7 +94,7 @@ static int count_keys(const struct sk__object *obj, struct key_slot **slots,
 	size_t nkeys = 0;
 
 	*mask = 15;
-	*slots = calloc(*mask + 1, sizeof(**slots));
+	*slots = sk__mem_alloc((*mask + 1) * sizeof(**slots));
 	if (!*slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < obj->nentries; i++) {
@@ -128,7 +128,8 @@ static int slot_cmp(const void *a, const void *b)
 static struct key_slot *pack(const struct key_slot *slots, size_t mask,
 			     size_t nkeys)
 {
-	struct key_slot *keys = malloc((nkeys ? nkeys : 1) * sizeof(*keys));
+	struct key_slot *keys =
+		sk__mem_alloc((nkeys ? nkeys : 1) * sizeof(*keys));
 	size_t n = 0;
 
 	if (!keys)
@@ -136,7 +137,7 @@ static struct key_slot *pack(const struct key_slot *slots, size_t mask,
 	for (size_t i = 0; i <= mask; i++)
 		if (slots[i].key)
 			keys[n++] = slots[i];
-	qsort(keys, n, sizeof(*keys), slot_cmp);
+	sk__sort(keys, n, sizeof(*keys), slot_cmp);
 	return keys;
 }
 
@@ -146,10 +147,11 @@ static int index_build(struct sk__object *obj)
 	size_t mask, nkeys = 0;
 	int r = count_keys(obj, &slots, &mask, &nkeys);
 	struct sk__key_index *ix =
-		r ? NULL : malloc(sizeof(*ix) + obj->nsites * sizeof(uint32_t));
+		r ? NULL
+		  : sk__mem_alloc(sizeof(*ix) + obj->nsites * sizeof(uint32_t));
 
 	if (!ix) {
-		free(slots);
+		sk__mem_free(slots);
 		return -ENOMEM;
 	}
 	uint32_t start = 0;
@@ -167,9 +169,9 @@ static int index_build(struct sk__object *obj)
 		ix->sites[s->start + s->count++] = (uint32_t)i;
 	}
 	ix->keys = pack(slots, mask, nkeys);
-	free(slots);
+	sk__mem_free(slots);
 	if (!ix->keys) {
-		free(ix);
+		sk__mem_free(ix);
 		return -ENOMEM;
 	}
 	ix->nkeys = nkeys;
@@ -203,7 +205,7 @@ int sk__object_key_sites(struct sk__object *obj, const struct sk_key *key,
 void sk__key_index_free(struct sk__key_index *ix)
 {
 	if (!ix)
-		return; /* no call: at exit, free's first call is a lazy binding */
-	free(ix->keys);
-	free(ix);
+		return;
+	sk__mem_free(ix->keys);
+	sk__mem_free(ix);
 }

@@ -22,7 +22,7 @@
 #define PATCHES_INLINE 8
 
 struct patch_list {
-	struct sk__patch *v; /* inline_v, or malloc'd once it overflows */
+	struct sk__patch *v; /* inline_v, or sk__mem_alloc'd once it overflows */
 	size_t n, cap;
 	struct sk__patch inline_v[PATCHES_INLINE];
 };
@@ -37,7 +37,8 @@ static int list_push(struct patch_list *l, const struct sk__patch *p)
 		size_t cap = l->cap < 64 ? 64 : l->cap * 2;
 		bool was_inline = l->v == l->inline_v;
 		struct sk__patch *v =
-			realloc(was_inline ? NULL : l->v, cap * sizeof(*v));
+			sk__mem_realloc(was_inline ? NULL : l->v,
+					cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		if (was_inline)
@@ -169,12 +170,12 @@ static int apply_list(struct patch_list *l, int r)
 		/* Sites are planned in table order, which is address order in
 		 * most objects: one key in one such object needs no sort. */
 		if (!in_address_order(l))
-			qsort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
+			sk__sort(l->v, l->n, sizeof(*l->v), patch_addr_cmp);
 		sk__objects_publish_traps();
 		r = apply_batches(l->v, l->n);
 	}
 	if (l->v && l->v != l->inline_v) /* none planned: no call at all */
-		free(l->v);
+		sk__mem_free(l->v);
 	return r;
 }
 

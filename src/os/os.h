@@ -79,6 +79,36 @@ int sk__setting(enum sk__setting which);
  * start-up on every backend, also where nothing reads it later. */
 void sk__settings_check(void);
 
+/* ---- futex.c: thread ids and waiting, for the patch lock ------------------ */
+
+/* sk__thread_id - the calling thread's id (never 0); async-signal-safe. */
+uint32_t sk__thread_id(void);
+/* sk__thread_id_after_fork_child - the forking thread has a new id. */
+void sk__thread_id_after_fork_child(void);
+/* sk__futex_wait - sleep while *@word == @expected (may return early). */
+void sk__futex_wait(uint32_t *word, uint32_t expected);
+/* sk__futex_wake_one - wake one thread sleeping on @word. */
+void sk__futex_wake_one(uint32_t *word);
+
+/* ---- mem.c: memory for the update path ---------------------------------- */
+
+/* sk__mem_alloc - @size zeroed bytes from pages of the runtime's own (mmap),
+ * never malloc: safe in a signal handler.  The caller holds the patch lock.
+ * Return: the block, or NULL. */
+void *sk__mem_alloc(size_t size);
+/* sk__mem_free - give back a block of sk__mem_alloc (NULL: nothing). */
+void sk__mem_free(void *p);
+/* sk__mem_realloc - @p grown to @size bytes (the new tail is zeroed);
+ * NULL, with @p untouched, when there is no memory. */
+void *sk__mem_realloc(void *p, size_t size);
+/* sk__mem_bytes - the bytes the allocator has mapped (the benchmarks count
+ * them with the heap). */
+size_t sk__mem_bytes(void);
+/* sk__sort - qsort() without its buffer (a heap sort): safe in a signal
+ * handler. */
+void sk__sort(void *base, size_t n, size_t size,
+	      int (*cmp)(const void *, const void *));
+
 /* ---- code layout -------------------------------------------------------- */
 
 /* sk__segment - an executable PT_LOAD segment of an object. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "os/os.h"
 
@@ -108,13 +109,26 @@ SK_API const char *sk_hist_name(int which)
 
 void sk__warn(const char *fmt, ...)
 {
-	char line[512];
+	char line[1024];
 	va_list ap;
 
+	/* Formatted on the stack and written with one write(): no stdio lock,
+	 * which a signal handler's interrupted code may hold (an update may
+	 * run in a handler: core/lock.c), and one line stays one line when
+	 * threads or processes write at once. */
+	static const char prefix[] = "statickeys: ";
+	memcpy(line, prefix, sizeof(prefix) - 1);
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	int n = vsnprintf(line + sizeof(prefix) - 1,
+			  sizeof(line) - sizeof(prefix), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "statickeys: %s\n", line);
+	size_t len = sizeof(prefix) - 1 +
+		     (n < 0 ? 0 : (size_t)n < sizeof(line) - sizeof(prefix)
+				      ? (size_t)n
+				      : sizeof(line) - sizeof(prefix) - 1);
+	line[len++] = '\n';
+	ssize_t w = write(STDERR_FILENO, line, len);
+	(void)w;
 }
 
 #ifdef SK_ENABLE_INJECT

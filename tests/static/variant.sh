@@ -10,7 +10,7 @@
 #   musl-static          CC=musl-gcc, every test program fully static
 # What runs: the kernel-API matrix, the torture with both writers and with
 # the fallback core sync, every thread model with each writer and the sync
-# fallback, updates from signal handlers (signals, handler_depth), the
+# fallback, updates from signal handlers (signals, handler_updates), the
 # control socket, skctl against a running demo (control_e2e), updates while a
 # thread creates threads (thread_churn.c), and, for the static ones, the
 # link check: a program linked without the wrap options
@@ -45,9 +45,9 @@ $cc ${link:+-$link} "$build.probe.c" -o "$build.probe" 2>/dev/null ||
 
 targets="core_selftest core_torture_procmem core_torture_mprotect
   core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
-  faults_model_plugin faults_signals faults_handler_depth control_socket
+  faults_model_plugin faults_signals faults_handler_updates control_socket
   skctl skdemo"
-tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_depth|control_socket|control_e2e)$'
+tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|control_socket|control_e2e)$'
 left_out=()
 [ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")

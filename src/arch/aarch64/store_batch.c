@@ -77,7 +77,7 @@ static int verify_sites(const struct sk__patch *p, size_t n, size_t *changed)
 
 static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 {
-	struct sk__span *spans = calloc(n, sizeof(*spans));
+	struct sk__span *spans = sk__mem_alloc(n * sizeof(*spans));
 	size_t done = 0;
 	int r;
 
@@ -93,7 +93,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 	if (r == 0)
 		r = sk__writer_begin(spans, n);
 	if (r) {
-		free(spans);
+		sk__mem_free(spans);
 		return r;
 	}
 	r = write_sites(spans, p, n, true, &done);
@@ -114,7 +114,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 	if (r == 0)
 		r = s;
 	(void)sk__writer_end(spans, n);
-	free(spans);
+	sk__mem_free(spans);
 	if (r == 0) {
 		sk__count(SK__C_BATCHES, 1);
 		sk__count(SK__C_SITES_WRITTEN, n);

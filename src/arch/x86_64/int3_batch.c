@@ -81,8 +81,9 @@ static int batch_plan(struct batch *b)
 
 	bool small = b->n <= BATCH_INLINE;
 
-	b->runs = small ? b->inline_runs : malloc(b->n * sizeof(*b->runs));
-	b->image = small ? b->inline_image : malloc(b->n * site);
+	b->runs = small ? b->inline_runs
+			: sk__mem_alloc(b->n * sizeof(*b->runs));
+	b->image = small ? b->inline_image : sk__mem_alloc(b->n * site);
 	if (!b->runs || !b->image)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
@@ -106,9 +107,9 @@ static int batch_plan(struct batch *b)
 static void batch_free(struct batch *b)
 {
 	if (b->runs != b->inline_runs)
-		free(b->runs);
+		sk__mem_free(b->runs);
 	if (b->image != b->inline_image)
-		free(b->image);
+		sk__mem_free(b->image);
 }
 
 /* Step 1 may only write over the bytes update.c planned from.  A debugger
@@ -258,8 +259,38 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return r;
 }
 
+/*
+ * A fork from a signal handler that interrupted this thread's update copies
+ * its batch as it was: some sites may hold int3, some their old bytes, some
+ * a new tail behind int3.  The child has one thread, so nothing can be
+ * executing its sites: each is simply written whole with its new
+ * instruction, the direction the trap handler already gave it.  If the
+ * handler returns, the interrupted update goes on in the child as in the
+ * parent (its steps write the same bytes again); if not, the child's other
+ * sites keep the directions they had (core/lock.c refuses its updates).
+ */
+static void finish_cut_batch(void)
+{
+	size_t n;
+	const struct sk__patch *p = sk__trap_live(&n);
+
+	if (!p || sk__writer_ready() != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct sk__span s = { .addr = p[i].addr,
+				      .len = sk__arch_site_size,
+				      .bytes = p[i].new_insn,
+				      .segment = p[i].segment };
+		if (sk__writer_begin(&s, 1) == 0) {
+			(void)sk__writer_write(&s, 1);
+			(void)sk__writer_end(&s, 1);
+		}
+	}
+}
+
 void sk__arch_after_fork_child(void)
 {
 	sk__trap_after_fork_child();
 	sk__threads_after_fork_child();
+	finish_cut_batch();
 }

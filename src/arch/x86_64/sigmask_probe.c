@@ -13,12 +13,11 @@
  *
  * A program without a dynamic linker and without the wrappers cannot be
  * updated safely: a thread that blocks every signal would be killed at a
- * changing site, and a handler could not be told from ordinary code.  Its
+ * changing site.  Its
  * updates are refused with -ENOTSUP and a message that gives the link line
  * (sk__sigmask_link_check).  A program with a dynamic linker that does not
  * reach the wrappers (the runtime loaded late by dlopen) keeps going: its
- * threads are scanned for a blocked SIGTRAP (threads_check.c), and signal
- * handlers are found by unwinding (core/lock.c).
+ * threads are scanned for a blocked SIGTRAP (threads_check.c).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -156,9 +155,8 @@ int sk__sigmask_link_check(void)
 }
 
 /* Once, from whichever comes first: this file's constructor or the first
- * registration (runtime.c), which must know whether handlers are counted
- * before it decides to load an unwinder (core/lock.c).  Both run in the
- * dynamic linker's constructors, one at a time. */
+ * registration (runtime.c).  Both run in the dynamic linker's
+ * constructors, one at a time. */
 void sk__arch_init(void)
 {
 	static int done;
@@ -198,19 +196,6 @@ void sk__arch_before_lock(void)
 	 * link sigmask.c into programs linked without it.) */
 	sk__sigmask_lookup();
 #endif
-}
-
-void sk__arch_unwinder(void **backtrace, void **ip_info)
-{
-	/* Only a runtime loaded late asks (its program's handlers are not
-	 * counted): the unwinder is loaded then, and kept for the process's
-	 * life, since any thread may walk with it until exit.  Not linked:
-	 * every program that links the runtime would load it at start-up for
-	 * nothing. */
-	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-
-	*backtrace = h ? dlsym(h, "_Unwind_Backtrace") : NULL;
-	*ip_info = h ? dlsym(h, "_Unwind_GetIPInfo") : NULL;
 }
 
 /* Priority 101 (with the objects' registration): before ordinary

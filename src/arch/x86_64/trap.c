@@ -278,18 +278,18 @@ void sk__trap_add_stuck(const struct sk__patch *v, size_t n)
 {
 	struct trap_batch *old = stuck;
 	size_t had = old ? old->n : 0;
-	struct trap_batch *next = malloc(sizeof(*next));
-	struct sk__patch *all = malloc((had + n) * sizeof(*all));
+	struct trap_batch *next = sk__mem_alloc(sizeof(*next));
+	struct sk__patch *all = sk__mem_alloc((had + n) * sizeof(*all));
 
 	if (!next || !all) {
-		free(next);
-		free(all);
+		sk__mem_free(next);
+		sk__mem_free(all);
 		return;
 	}
 	if (had)
 		memcpy(all, old->v, had * sizeof(*all));
 	memcpy(all + had, v, n * sizeof(*all));
-	qsort(all, had + n, sizeof(*all), patch_cmp);
+	sk__sort(all, had + n, sizeof(*all), patch_cmp);
 	next->v = all;
 	next->n = had + n;
 	/* The old table is deliberately leaked: a handler may be reading it
@@ -306,11 +306,11 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
 		keep += old->v[i].addr < lo || old->v[i].addr >= hi;
 	if (!old || keep == old->n)
 		return;
-	struct sk__patch *v = keep ? malloc(keep * sizeof(*v)) : NULL;
-	next = keep ? malloc(sizeof(*next)) : NULL;
+	struct sk__patch *v = keep ? sk__mem_alloc(keep * sizeof(*v)) : NULL;
+	next = keep ? sk__mem_alloc(sizeof(*next)) : NULL;
 	if (keep && (!v || !next)) {
-		free(v);
-		free(next);
+		sk__mem_free(v);
+		sk__mem_free(next);
 		return; /* keep resolving them: wrong only if code is reused */
 	}
 	for (size_t i = 0, k = 0; i < old->n; i++)
@@ -324,8 +324,8 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
 	 * whose own int3 must not be taken for one of these sites. */
 	__atomic_store_n(&stuck, next, __ATOMIC_SEQ_CST);
 	wait_for_readers();
-	free((void *)old->v);
-	free(old);
+	sk__mem_free((void *)old->v);
+	sk__mem_free(old);
 }
 
 void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
@@ -333,9 +333,9 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 	struct site_index *next = NULL;
 
 	if (tables) {
-		next = malloc(sizeof(*next));
+		next = sk__mem_alloc(sizeof(*next));
 		if (!next) {
-			free(tables);
+			sk__mem_free(tables);
 		} else {
 			next->tables = tables;
 			next->n = n;
@@ -345,9 +345,17 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 		__atomic_exchange_n(&live_sites, next, __ATOMIC_SEQ_CST);
 	wait_for_readers();
 	if (old) {
-		free(old->tables);
-		free(old);
+		sk__mem_free(old->tables);
+		sk__mem_free(old);
 	}
+}
+
+const struct sk__patch *sk__trap_live(size_t *n)
+{
+	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
+
+	*n = b ? b->n : 0;
+	return b ? b->v : NULL;
 }
 
 void sk__trap_after_fork_child(void)

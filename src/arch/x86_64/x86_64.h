@@ -25,6 +25,9 @@ void sk__trap_add_stuck(const struct sk__patch *v, size_t n);
 /* sk__trap_after_fork_child - forget handler readers of the parent's other
  * threads, which do not exist in the child. */
 void sk__trap_after_fork_child(void);
+/* sk__trap_live - the batch the handler resolves now (NULL if none), and
+ * its size: in a fork child, the batch the fork cut. */
+const struct sk__patch *sk__trap_live(size_t *n);
 
 /* ---- tracer_note.c ------------------------------------------------------- */
 

@@ -1,0 +1,189 @@
+/*
+ * src/os/mem.c - memory and sorting for the update path, safe in a signal
+ * handler.
+ *
+ * A key may be updated from a signal handler (PostgreSQL <= 15 reloads its
+ * configuration in one, and forks the workers that update keys from
+ * others).  The handler may have interrupted malloc() on its own thread,
+ * or another thread may hold a lock of malloc's that the handler's thread
+ * holds: so nothing an update does, on any thread, may call malloc() or
+ * free(), nor qsort() (glibc's sorts with a malloc'd buffer).  The update
+ * path takes its memory here instead: pages from mmap() (a system call, safe
+ * anywhere), carved into power-of-two blocks kept on free lists for reuse,
+ * and blocks larger than LARGE_MAX on mappings of their own.
+ *
+ * Every caller holds the patch lock (core/lock.c), which is the allocator's
+ * only lock: a handler on a thread that holds it is refused before it gets
+ * here, so the lists are never entered twice.  Blocks of the small classes
+ * are reused, never unmapped; what the runtime holds here is counted
+ * (sk__mem_bytes) for the benchmarks' memory rows.
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "os/os.h"
+
+#define HEADER 16u		    /* keeps blocks 16-byte aligned */
+#define MIN_SHIFT 5		    /* 32 bytes, header included */
+#define LARGE_MAX (32u << 10)	    /* larger blocks: a mapping each */
+#define CHUNK (128u << 10)	    /* small blocks are carved from these */
+#define CLASSES 11		    /* 32 B .. 32 KiB */
+
+struct header {
+	size_t size; /* usable bytes: the class's, or the mapping's */
+	size_t cls;  /* class index, or CLASSES for a mapping of its own */
+};
+
+struct free_block {
+	struct free_block *next;
+};
+
+static struct free_block *free_lists[CLASSES];
+static char *carve, *carve_end;
+static size_t mapped;
+
+static void *map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	__atomic_fetch_add(&mapped, len, __ATOMIC_RELAXED);
+	return p;
+}
+
+static size_t class_of(size_t total)
+{
+	size_t c = 0;
+
+	while (((size_t)1 << (c + MIN_SHIFT)) < total)
+		c++;
+	return c;
+}
+
+static struct header *small_block(size_t cls)
+{
+	size_t total = (size_t)1 << (cls + MIN_SHIFT);
+	struct free_block *f = free_lists[cls];
+
+	if (f) {
+		free_lists[cls] = f->next;
+		return (struct header *)f;
+	}
+	if ((size_t)(carve_end - carve) < total) {
+		/* The rest of the chunk is left unused (at most a block). */
+		carve = map(CHUNK);
+		carve_end = carve ? carve + CHUNK : NULL;
+		if (!carve)
+			return NULL;
+	}
+	struct header *h = (struct header *)carve;
+	carve += total;
+	return h;
+}
+
+void *sk__mem_alloc(size_t size)
+{
+	size_t total = size + HEADER;
+	struct header *h;
+
+	if (size > ((size_t)-1 >> 1))
+		return NULL;
+	if (total <= LARGE_MAX) {
+		size_t cls = class_of(total);
+		h = small_block(cls);
+		if (!h)
+			return NULL;
+		h->size = ((size_t)1 << (cls + MIN_SHIFT)) - HEADER;
+		h->cls = cls;
+	} else {
+		h = map(total);
+		if (!h)
+			return NULL;
+		h->size = total - HEADER;
+		h->cls = CLASSES;
+	}
+	void *p = (char *)h + HEADER;
+	memset(p, 0, size);
+	return p;
+}
+
+void sk__mem_free(void *p)
+{
+	if (!p)
+		return;
+	struct header *h = (struct header *)((char *)p - HEADER);
+	if (h->cls == CLASSES) {
+		size_t len = h->size + HEADER;
+		munmap(h, len);
+		__atomic_fetch_sub(&mapped, len, __ATOMIC_RELAXED);
+		return;
+	}
+	struct free_block *f = (struct free_block *)h;
+	f->next = free_lists[h->cls];
+	free_lists[h->cls] = f;
+}
+
+void *sk__mem_realloc(void *p, size_t size)
+{
+	if (!p)
+		return sk__mem_alloc(size);
+	struct header *h = (struct header *)((char *)p - HEADER);
+	if (size <= h->size)
+		return p;
+	void *q = sk__mem_alloc(size);
+	if (q) {
+		memcpy(q, p, h->size);
+		sk__mem_free(p);
+	}
+	return q;
+}
+
+size_t sk__mem_bytes(void)
+{
+	return __atomic_load_n(&mapped, __ATOMIC_RELAXED);
+}
+
+/* ---- sorting: a heap sort, in place (no buffer, unlike qsort) ------------ */
+
+static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+{
+	while (size--) {
+		unsigned char t = *a;
+		*a++ = *b;
+		*b++ = t;
+	}
+}
+
+static void sift_down(unsigned char *base, size_t root, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *))
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n &&
+		    cmp(base + child * size, base + (child + 1) * size) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size) >= 0)
+			return;
+		swap_bytes(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+void sk__sort(void *base, size_t n, size_t size,
+	      int (*cmp)(const void *, const void *))
+{
+	unsigned char *b = base;
+
+	if (n < 2)
+		return;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(b, i, n, size, cmp);
+	for (size_t end = n - 1; end > 0; end--) {
+		swap_bytes(b, b + end * size, size);
+		sift_down(b, 0, end, size, cmp);
+	}
+}

@@ -45,9 +45,9 @@ $cc ${link:+-$link} "$build.probe.c" -o "$build.probe" 2>/dev/null ||
 
 targets="core_selftest core_torture_procmem core_torture_mprotect
   core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
-  faults_model_plugin faults_signals faults_handler_updates control_socket
+  faults_model_plugin faults_signals faults_handler_updates faults_process_model control_socket
   skctl skdemo"
-tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|control_socket|control_e2e)$'
+tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e)$'
 left_out=()
 [ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")

@@ -2,7 +2,10 @@
  * statickeys/stats.h - what the runtime has done, and how.
  *
  * Counters only grow (until sk_stats_reset()); they are updated with atomic
- * adds, so reading them never blocks an update.  Histograms bucket durations
+ * adds, so reading them never blocks an update.  They are per process: a
+ * child of fork() starts with every counter and histogram at 0 (it inherits
+ * its parent's keys, sites and start-up state, not its history), so a sum
+ * over processes (skctl --all stats) counts each update once.  Histograms bucket durations
  * like the kernel's cgroup rstat lock study: 0-1, 1-5, 5-10, 10-50, 50-100,
  * 100-500 us, 0.5-1, 1-5, 5-10, 10-50, 50-100 ms, and longer.
  */

@@ -147,6 +147,27 @@ static void *busy_flipper(void *arg)
 	return NULL;
 }
 
+/* Under ThreadSanitizer (tests/faults/sanitize.sh) its background thread
+ * blocks every signal and STATICKEYS_BLOCKED_SIGTRAP=warn says so at each
+ * child's first update: that line is expected there, and nothing else. */
+static bool only_background_warnings(const char *out)
+{
+	const char *v = getenv("STATICKEYS_BLOCKED_SIGTRAP");
+
+	if (!v || strcmp(v, "warn") != 0)
+		return false;
+	for (const char *line = out; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char one[1024];
+		snprintf(one, sizeof(one), "%.*s", (int)len, line);
+		if (!strstr(one, "blocks SIGTRAP; updating anyway"))
+			return false;
+		line += len + (end != NULL);
+	}
+	return true;
+}
+
 /* Collect every child; the stderr of all of them arrives through @err,
  * which is also ours until @saved is put back. */
 static void reap_children(int expected, int err_fd, int saved,
@@ -160,14 +181,18 @@ static void reap_children(int expected, int err_fd, int saved,
 		reaped++;
 		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	}
-	char out[4096];
-	ssize_t n = read(err_fd, out, sizeof(out) - 1);
-	out[n > 0 ? n : 0] = '\0';
+	static char out[1 << 16]; /* a pipe's capacity */
+	ssize_t n = 0, r;
+	while ((size_t)n < sizeof(out) - 1 &&
+	       (r = read(err_fd, out + n, sizeof(out) - 1 - (size_t)n)) > 0)
+		n += r;
+	out[n] = '\0';
 	dup2(saved, 2);
 	CHECK(reaped == expected && ok == expected,
 	      "%s: %d of %d children reaped, %d passed", what, reaped, expected,
 	      ok);
-	CHECK(n <= 0, "%s: children printed: %s", what, out);
+	CHECK(n <= 0 || only_background_warnings(out),
+	      "%s: children printed: %s", what, out);
 }
 
 /* Children's stderr goes to a pipe the parent reads when they are done

@@ -51,13 +51,15 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "mem") == 0) {
 		/* Measured before stdio allocates its buffer. */
 		struct mallinfo2 mi = mallinfo2();
+		size_t own0 = %(runtime)s; /* the runtime's own pages */
 		long rss = resident_bytes();
 		%(update)s
 		struct mallinfo2 after = mallinfo2();
+		size_t own1 = %(runtime)s;
 		printf("{\"heap_bytes\": %%zu, \"rss_bytes\": %%ld, "
 		       "\"heap_after_update_bytes\": %%zu}\n",
-		       mi.uordblks + mi.hblkhd, rss,
-		       after.uordblks + after.hblkhd);
+		       mi.uordblks + mi.hblkhd + own0, rss,
+		       after.uordblks + after.hblkhd + own1);
 	}
 	return 0;
 }
@@ -113,6 +115,8 @@ def generate(outdir, sites, keys, mode):
                   "*(volatile int *)&startup_flag0 = 0;")
     main = MAIN % dict(sites=sites, keys=keys, mode=mode, defs=defs,
                        update=update,
+                       runtime="sk_stats_runtime_bytes()" if mode == "sk"
+                       else "0",
                        include="#include <statickeys.h>" if mode == "sk"
                        else "")
     paths = [os.path.join(outdir, "main.c")]

@@ -12,6 +12,7 @@
 #ifndef STATICKEYS_STATS_H
 #define STATICKEYS_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "statickeys/export.h"
@@ -44,6 +45,13 @@ struct sk_stats {
 SK_API int sk_stats_get(struct sk_stats *out);
 /** sk_stats_reset() - zero the counters and histograms. */
 SK_API void sk_stats_reset(void);
+/**
+ * sk_stats_runtime_bytes() - the memory the runtime holds in pages of its
+ * own: the update path's (the index of sites by key, batches), which never
+ * comes from malloc so that updates may run in signal handlers.  Add it to
+ * the heap in use (mallinfo2) to weigh the runtime's memory.
+ */
+SK_API size_t sk_stats_runtime_bytes(void);
 
 #define SK_HIST_BUCKETS 12
 

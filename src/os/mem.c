@@ -15,8 +15,9 @@
  * Every caller holds the patch lock (core/lock.c), which is the allocator's
  * only lock: a handler on a thread that holds it is refused before it gets
  * here, so the lists are never entered twice.  Blocks of the small classes
- * are reused, never unmapped; what the runtime holds here is counted
- * (sk__mem_bytes) for the benchmarks' memory rows.
+ * are reused, never unmapped; the live blocks are counted
+ * (sk_stats_runtime_bytes) as mallinfo2 counts malloc's, for the
+ * benchmarks' memory rows.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -40,17 +41,22 @@ struct free_block {
 
 static struct free_block *free_lists[CLASSES];
 static char *carve, *carve_end;
-static size_t mapped;
+static size_t in_use; /* bytes of live blocks, headers included */
 
 static void *map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (p == MAP_FAILED)
-		return NULL;
-	__atomic_fetch_add(&mapped, len, __ATOMIC_RELAXED);
-	return p;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void count(size_t len, bool add)
+{
+	if (add)
+		__atomic_fetch_add(&in_use, len, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_sub(&in_use, len, __ATOMIC_RELAXED);
 }
 
 static size_t class_of(size_t total)
@@ -104,6 +110,7 @@ void *sk__mem_alloc(size_t size)
 		h->size = total - HEADER;
 		h->cls = CLASSES;
 	}
+	count(h->size + HEADER, true);
 	void *p = (char *)h + HEADER;
 	memset(p, 0, size);
 	return p;
@@ -114,10 +121,9 @@ void sk__mem_free(void *p)
 	if (!p)
 		return;
 	struct header *h = (struct header *)((char *)p - HEADER);
+	count(h->size + HEADER, false);
 	if (h->cls == CLASSES) {
-		size_t len = h->size + HEADER;
-		munmap(h, len);
-		__atomic_fetch_sub(&mapped, len, __ATOMIC_RELAXED);
+		munmap(h, h->size + HEADER);
 		return;
 	}
 	struct free_block *f = (struct free_block *)h;
@@ -142,7 +148,7 @@ void *sk__mem_realloc(void *p, size_t size)
 
 size_t sk__mem_bytes(void)
 {
-	return __atomic_load_n(&mapped, __ATOMIC_RELAXED);
+	return __atomic_load_n(&in_use, __ATOMIC_RELAXED);
 }
 
 /* ---- sorting: a heap sort, in place (no buffer, unlike qsort) ------------ */

@@ -101,8 +101,7 @@ void sk__mem_free(void *p);
 /* sk__mem_realloc - @p grown to @size bytes (the new tail is zeroed);
  * NULL, with @p untouched, when there is no memory. */
 void *sk__mem_realloc(void *p, size_t size);
-/* sk__mem_bytes - the bytes the allocator has mapped (the benchmarks count
- * them with the heap). */
+/* sk__mem_bytes - the bytes of live blocks (sk_stats_runtime_bytes). */
 size_t sk__mem_bytes(void);
 /* sk__sort - qsort() without its buffer (a heap sort): safe in a signal
  * handler. */

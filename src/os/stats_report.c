@@ -28,3 +28,8 @@ SK_API int sk_stats_get(struct sk_stats *out)
 	out->backend = sk__arch_name;
 	return 0;
 }
+
+SK_API size_t sk_stats_runtime_bytes(void)
+{
+	return sk__mem_bytes();
+}

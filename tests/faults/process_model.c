@@ -69,6 +69,16 @@ static bool want_sites(bool on)
 	return work_sites_on() == (on ? NSITES : 0);
 }
 
+/* Does the backend patch code?  The portable one tests a flag at each
+ * site: no batch, and no point inside one for a handler to interrupt. */
+static bool patching(void)
+{
+	struct sk_stats st;
+
+	sk_stats_get(&st);
+	return strcmp(st.backend, "portable") != 0;
+}
+
 /* ---- children: no CHECK counts survive them; they say and exit 1 ------- */
 
 static int child_failed;
@@ -108,12 +118,14 @@ __attribute__((noreturn)) static void child_main(void)
 	r = sk_key_inc(&ref_key);
 	CHILD_CHECK(r == 0 && sk_key_enabled(&ref_key), "inc: %d", r);
 	sk_stats_get(&st);
-	/* ref_key has no site: its two updates write nothing. */
-	CHILD_CHECK(st.updates == 11 && st.batches == 9,
+	/* ref_key has no site: its two updates write nothing; the portable
+	 * backend writes no code at all. */
+	unsigned want_batches = patching() ? 9 : 0;
+	CHILD_CHECK(st.updates == 11 && st.batches == want_batches,
 		    "its own statistics: %llu updates, %llu batches, want 11 "
-		    "and 9",
+		    "and %u",
 		    (unsigned long long)st.updates,
-		    (unsigned long long)st.batches);
+		    (unsigned long long)st.batches, want_batches);
 	/* exit(), not _exit(): destructors unregister every object from
 	 * inside the handler, as PostgreSQL's proc_exit() does. */
 	exit(child_failed);
@@ -519,6 +531,8 @@ static void exits_from_handlers(void)
 	CHECK(code == 0 && out[0] == '\0',
 	      "exit from SIGCHLD: status %d, printed: %s", code, out);
 
+	if (!patching())
+		return;
 	code = run_child(exit_inside_update_body, out, sizeof(out));
 	CHECK(code == 0, "exit inside an update: status %d", code);
 	CHECK(strstr(out, "interrupted this thread's key update") != NULL,
@@ -530,7 +544,13 @@ int main(void)
 	fork_in_handlers();
 	reload_in_sighup();
 	siglongjmp_after_update();
-	fork_inside_own_update();
+	if (patching()) {
+		fork_inside_own_update();
+	} else {
+		printf("SKIPPED fork_inside_own_update and exit_inside_own_update: "
+		       "the portable backend writes no code, so no handler can "
+		       "interrupt a batch\n");
+	}
 	exits_from_handlers();
 	return check_summary();
 }

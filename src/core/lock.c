@@ -113,8 +113,8 @@ int sk__lock(void)
 	if (sk__lock_held_by_me()) {
 		/* A signal handler (or an update hook) that interrupted this
 		 * thread's own update: it cannot finish before we return. */
-		static bool said;
-		if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		static int said; /* a word: riscv64 has no byte exchange */
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 			sk__warn("a key update was refused (EDEADLK): it was "
 				 "called from a signal handler that interrupted "
 				 "this thread's own key update, which cannot go "

@@ -317,6 +317,9 @@ static void reload_in_sighup(void)
 	pthread_t t;
 	sigset_t hup, old;
 
+	struct sk_key_change off[] = { SK_KEY_CHANGE(&work_key, false),
+				       SK_KEY_CHANGE(&busy_key, false) };
+	CHECK(sk_commit(off, 2) == 0, "keys off before the reloads");
 	sigemptyset(&hup);
 	sigaddset(&hup, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &hup, &old); /* the reader never takes it */
@@ -333,8 +336,6 @@ static void reload_in_sighup(void)
 	CHECK(reader_checked > 0, "the reader checked nothing");
 	printf("reload_in_sighup: 200 reloads, %lu reader runs checked\n",
 	       reader_checked);
-	struct sk_key_change off[] = { SK_KEY_CHANGE(&work_key, false),
-				       SK_KEY_CHANGE(&busy_key, false) };
 	CHECK(sk_commit(off, 2) == 0, "keys off after the reloads");
 }
 

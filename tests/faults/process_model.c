@@ -507,14 +507,22 @@ static int run_child(void (*body)(void), char *out, size_t len)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* As the postmaster: SIGCHLD is taken only while it waits (its select()),
+ * never inside fork(), whose lock glibc's exit() would wait for. */
 static void exit_from_sigchld_body(void)
 {
+	sigset_t chld, waiting;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &waiting);
+	sigdelset(&waiting, SIGCHLD);
 	signal(SIGCHLD, exit_in_handler);
 	fflush(NULL);
 	if (fork() == 0)
 		_exit(0);
 	for (;;)
-		pause();
+		sigsuspend(&waiting);
 }
 
 static void exit_inside_update_body(void)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # statickeys support for gdb, auto-loaded with libstatickeys.
 #
 # While a key flips, the runtime puts int3 on the first byte of each changing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl.h - the parts of skctl: finding and talking to a process
  * (skctl.c), showing its replies to a person (skctl_print.c), every process

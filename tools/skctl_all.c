@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_all.c - `skctl --all COMMAND`: the command for every process of
  * the caller's user that serves a control socket, as kill(1) would reach

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_print.c - tables for people.  `skctl --json` skips all of this and
  * prints the server's replies as they are.

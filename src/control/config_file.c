@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/config_file.c - the syntax of STATICKEYS_FILE: sysctl.conf's.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/config_watch.c - STATICKEYS_FILE: key states from a file
  * (or a directory of *.conf files) that the program follows as it changes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/control.h - private interfaces of the control plane (prefix
  * sk__): key names (names.c), multi-key commits (commit.c), the start-up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/protocol.c - the control socket's request language and the
  * JSON it answers in.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # gdb_test.sh PROGRAM LIBDIR SOURCE - debug a program that flips keys, with gdb in
 # batch mode, at gdb's default settings plus the library's auto-loaded gdb
 # script (LIBDIR/libstatickeys.so.*-gdb.py).  The only setting the test adds

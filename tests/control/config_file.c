@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * config_file.c - STATICKEYS_FILE: the state a file gives at start-up and
  * every later version of it, applied by the watcher thread as one commit.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # e2e.sh SKDEMO SKCTL MANPAGE - the demo runs, skctl lists its keys, flips
 # them one at a time and several at once, the demo's printed behaviour
 # follows, and `stats` counts the updates.  Waits are "until it shows, or

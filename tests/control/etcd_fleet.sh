@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # etcd_fleet.sh SKDEMO SYNC - the fleet recipe: etcd on 127.0.0.1 is the
 # source of truth, one statickeys-etcd-sync per "host" writes that host's
 # STATICKEYS_FILE, and two running demo programs (one per file) flip when

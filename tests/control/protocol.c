@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * protocol.c - the request language, request by request (the fuzz targets
  * check that nothing breaks it; this checks that it means what it says).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * backend.c - the runtime says which backend runs the sites, and the build
  * agrees with it: a patching backend ("x86_64", "aarch64", ...) has sites

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * handler_depth.c - how the runtime tells an update from a signal handler
  * without unwinding the stack (src/os/signal_depth.c), in the cases where a

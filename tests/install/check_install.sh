@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # check_install.sh BUILD_DIR SRC_DIR - install into a fresh prefix, then build
 # and run a program through pkg-config and another through find_package().
 set -eu

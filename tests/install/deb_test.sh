@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # deb_test.sh SRC_DIR - builds the Debian packages (cmake/packaging.cmake,
 # CPack), checks what each carries, installs them with apt-get, builds the
 # README's quick-start program with nothing but pkg-config, runs it, runs it

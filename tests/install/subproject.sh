@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # subproject.sh SRC_DIR HOW - a project builds statickeys from its sources
 # with HOW (add_subdirectory or FetchContent): only the library is built,
 # statickeys::statickeys and statickeys::statickeys_static link and run.

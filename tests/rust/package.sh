@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # tests/rust/package.sh STEP CARGO BUILD_DIR SOURCE_DIR (run by cargo.sh)
 #
 #   package  `cargo package --workspace` with its verification builds, no

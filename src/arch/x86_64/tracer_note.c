@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tracer_note.c - tell a person debugging the program how to make the
  * library's traps invisible.

@@ -82,8 +82,23 @@ if command -v gdb >/dev/null; then
 		-ex run "$tmp/consumer_pc" >"$tmp/gdb.log" 2>&1
 	grep -q "statickeys: catchpoint" "$tmp/gdb.log" ||
 		{ cat "$tmp/gdb.log"; echo "gdb did not auto-load the installed script"; exit 1; }
-	n=7
+	# The hint printed under a debugger without the script names this
+	# prefix's script (found from the loaded library), not the configured
+	# prefix's.
+	gdb -nx -batch -ex run "$tmp/consumer_pc" >"$tmp/gdb_hint.log" 2>&1
+	grep -qF "source $script " "$tmp/gdb_hint.log" ||
+		{ cat "$tmp/gdb_hint.log"; echo "the hint does not name $script"; exit 1; }
+	n=8
 else
 	echo "gdb not installed: auto-loading not checked"
+fi
+# 6. The tools: skctl, and skdemo, which skctl(1)'s EXAMPLES run.
+if [ -e "$build/tools/skctl" ]; then
+	for t in skctl skdemo; do
+		[ -x "$prefix/bin/$t" ] || { echo "$t was not installed in bin/"; exit 1; }
+	done
+	"$prefix/bin/skdemo" -n 2 -i 10 -t 1 | grep -q '^tick 1 greeting=1 ' ||
+		{ echo "the installed skdemo did not run"; exit 1; }
+	n=$((n + 1))
 fi
 echo "$n passed, 0 failed"

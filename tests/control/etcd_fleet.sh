@@ -59,8 +59,8 @@ check "both shout" wait_tick "$tmp/out1" 'HELLO, WORLD'
 check "both shout (2)" wait_tick "$tmp/out2" 'HELLO, WORLD'
 
 etcdctl put /statickeys/tracing maybe >/dev/null
-check "a bad value: host 1 names the line" wait_for grep -q "keys.conf:[0-9]*: the value is not 0 or 1" "$tmp/err1"
-check "a bad value: host 2 names the line" wait_for grep -q "keys.conf:[0-9]*: the value is not 0 or 1" "$tmp/err2"
+check "a bad value: host 1 names the line" wait_for grep -q "keys.conf:[0-9]*: the value is not one of 0/1" "$tmp/err1"
+check "a bad value: host 2 names the line" wait_for grep -q "keys.conf:[0-9]*: the value is not one of 0/1" "$tmp/err2"
 check "a bad value: nothing applied on host 1" wait_tick "$tmp/out1" 'shout=1 tracing=1 '
 
 etcdctl put /statickeys/tracing 0 >/dev/null

@@ -5,8 +5,9 @@
 #   libstatickeys-dev   headers, libstatickeys.a, the .so link, statickeys.pc
 #                       and the CMake package
 #   statickeys-tools    skctl and skdemo (statically linked), skctl's man
-#                       page and statickeys-etcd-sync (Suggests: etcd-client,
-#                       whose etcdctl it runs)
+#                       page and statickeys-etcd-sync (when go built it;
+#                       Suggests: etcd-client, the etcdctl that puts the
+#                       keys it follows)
 # Each carries the machine-readable copyright file (cmake/debian/copyright,
 # DEP-5) where Debian policy puts it, /usr/share/doc/PACKAGE/copyright.
 # Build them from a tree configured with -DCMAKE_INSTALL_PREFIX=/usr (so the
@@ -39,7 +40,8 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libstatickeys-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME statickeys-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
-# statickeys-etcd-sync runs etcdctl; skctl and skdemo need nothing of it.
+# statickeys-etcd-sync has etcd's client library built in; etcdctl is what
+# puts the keys it follows (docs/fleet.md).  skctl and skdemo need neither.
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS etcd-client)
 
 foreach(c runtime dev tools)

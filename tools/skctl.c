@@ -17,12 +17,11 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
-
-#include "control/value.h" /* the runtime's parser of a state */
 #include <unistd.h>
 
 #include <statickeys/control.h>
 
+#include "control/value.h" /* the runtime's parser of a state */
 #include "skctl.h"
 
 #define MAX_REPLY (64u << 20)

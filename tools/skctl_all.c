@@ -197,7 +197,8 @@ static void print_rows(const struct proc *p, const struct json *reply,
 		       json_str(k, "description", ""));
 }
 
-/* get, stats, log and unmatched: the usual output under a line naming the process. */
+/* get, stats, log and unmatched: the usual output under a line naming the
+ * process. */
 static void print_section(const struct proc *p, const char *verb,
 			  const struct json *reply)
 {

@@ -7,10 +7,11 @@
  *	libplugin.so:verbose = off
  *
  * One "name = value" per line, blanks around both allowed; the value is one
- * of control/value.h's words (0/1, off/on, false/true, no/yes).  Names are printable ASCII without
- * blanks or '=' (as on the socket), "identifier" or "FILE:identifier".
- * When a name appears twice, the last line wins, across files too (a
- * directory's files are parsed in name order, as /etc/sysctl.d/ is).
+ * of control/value.h's words (0/1, off/on, false/true, no/yes).  Names are
+ * printable ASCII without blanks or '=' (as on the socket), "identifier"
+ * or "FILE:identifier".  When a name appears twice, the last line wins,
+ * across files too (a directory's files are parsed in name order, as
+ * /etc/sysctl.d/ is).
  *
  * Any bad line makes the whole text bad: the caller applies nothing and
  * shows the one message this file writes, "FILE:LINE: reason".  A half-

@@ -331,7 +331,7 @@ static int apply(struct sk__conf *conf, char *err, size_t errlen)
 	return r;
 }
 
-/* ---- what matched nothing (skctl unmatched) ------------------------------- */
+/* ---- what matched nothing (skctl unmatched) ----------------------------- */
 
 int sk__config_unmatched(const char **path, struct sk__conf **out)
 {

@@ -5,8 +5,10 @@
  *
  * A request is one line of words separated by blanks:
  *
- *	list | stats | log | unmatched | help | get NAME | enable NAME... | disable NAME...
- *	| set NAME=VALUE...     (VALUE: control/value.h's words, 0/1, on/off...)
+ *	list | stats | log | unmatched | help | get NAME | enable NAME...
+ *	| disable NAME... | set NAME=VALUE...
+ *
+ * (VALUE: control/value.h's words, 0/1, off/on, false/true, no/yes.)
  *
  * This file only turns bytes into a struct sk__request and values into JSON
  * text; it touches no runtime state, so it can be fuzzed on its own.  The

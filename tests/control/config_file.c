@@ -349,6 +349,9 @@ static void unknown_names(const char *path)
 	replace_file(path, "cf_a = 1\ncf_tpyo = 1\ncf_b = 1\n");
 	CHECK(wait_stderr(needle, 2), "and again for a new version that still "
 	      "has it");
+	CHECK(stderr_count("no key named \"cf_") == 2, "no other name of the "
+	      "program's was taken for unknown (%d messages, want 2)",
+	      stderr_count("no key named \"cf_"));
 	CHECK(wait_sites(14) >= 0, "the version's changed line applied (cf_b; "
 	      "cf_a, unchanged, still off): sites %d, want 14", sites());
 	snprintf(sock, sizeof(sock), "%s/u.sock", dir);

@@ -124,7 +124,7 @@ printf 'shout = 1\nshuot = 1\n' >"$tmp/keys.conf"
 STATICKEYS_FILE=$tmp/keys.conf STATICKEYS_CONTROL=$tmp/file.sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
 p=$!; pids+=($p)
 check "a demo following a file with a typo" wait_socket "$tmp/file.sock"
-check "the demo warns with file and line" grep -q "STATICKEYS_FILE: $tmp/keys.conf:2: no key named \"shuot\"" "$tmp/err"
+check "the demo warns with file and line" wait_for grep -q "STATICKEYS_FILE: $tmp/keys.conf:2: no key named \"shuot\"" "$tmp/err"
 check "skctl unmatched prints FILE:LINE: NAME" sh -c "'$skctl' -s '$tmp/file.sock' unmatched | grep -qx '$tmp/keys.conf:2: shuot'"
 check "skctl unmatched lists nothing more" test "$("$skctl" -s "$tmp/file.sock" unmatched | wc -l)" -eq 1
 kill "$p"; wait "$p" 2>/dev/null

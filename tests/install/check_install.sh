@@ -106,4 +106,12 @@ if [ -e "$build/tools/skctl" ]; then
 		{ echo "the installed skdemo did not run"; exit 1; }
 	n=$((n + 1))
 fi
+# ... and statickeys-etcd-sync, where go built it (tools/CMakeLists.txt).
+if [ -e "$build/tools/statickeys-etcd-sync" ]; then
+	"$prefix/bin/statickeys-etcd-sync" 2>&1 | grep -q '^usage: statickeys-etcd-sync PREFIX FILE' ||
+		{ echo "the installed statickeys-etcd-sync did not run"; exit 1; }
+	n=$((n + 1))
+else
+	echo "note: statickeys-etcd-sync was not built here (go): not checked"
+fi
 echo "$n passed, 0 failed"

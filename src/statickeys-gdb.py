@@ -213,17 +213,16 @@ if _state is None:
         # without it the next trap would stop the program mid-instruction.
         # It goes on through the list it deletes from, so the catchpoint
         # made here is deleted too, and made again: say which one is kept
-        # once, after the command (one message, the kept number): from the
-        # event loop, or when the program is resumed, whichever is first.
+        # once, when the program is resumed (one message, the kept number).
+        # Not from an event posted now: gdb may run it while it exits, and
+        # posted events crashed gdb 13.1 there.
         if bp.number == _state["bp"]:
             _state["bp"] = None
             try:
                 _install(announce=False)
             except gdb.error:
                 gdb.post_event(lambda: _install(announce=False))
-            if not _state["announcing"]:
-                _state["announcing"] = True
-                gdb.post_event(_announce)
+            _state["announcing"] = True
         # A temporary breakpoint moved past a site became one per place the
         # site leads; when one is hit (and deleted), the others go too.
         group = _state["siblings"].pop(bp.number, [])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/bench_keys.c - experiments that flip real keys with many sites.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/branch_bytes.c - experiment 1b: code bytes per check.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/branch_loop.c - experiment 1a: one check per loop iteration, for
  * counting instructions under cachegrind.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/branch_time.c - experiment 1c: time per check, flag line evicted.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_commit.c - experiment 4: K keys in one commit vs K updates.
  *

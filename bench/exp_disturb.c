@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_disturb.c - experiment 6: what a flip does to other threads.
  *

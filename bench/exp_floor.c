@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_floor.c - experiment 3b: a 1-site flip against its physical
  * floor, measured in the same run.

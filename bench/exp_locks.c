@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_locks.c - experiment 7: patch-lock hold and wait times.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_threads.c - experiment 8: does a flip get slower with threads?
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/exp_traps.c - experiment 5b: how many threads trap per flip.
  *

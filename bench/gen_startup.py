@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/gen_startup.py - the start-up experiment's C programs (experiment 10).
 
     python3 bench/gen_startup.py OUTDIR SITES KEYS MODE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/json.h - writing the benchmarks' JSON, one value at a time.
  *

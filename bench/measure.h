@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/measure.h - clocks, samples and CPU placement for the benchmarks.
  *

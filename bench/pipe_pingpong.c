@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/pipe_pingpong.c - experiment 2: the tracepoint case, end to end.
  *

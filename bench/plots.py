@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/plots.py - the PNG plots of the benchmark report.
 
     .venv/bin/python bench/plots.py bench/out/results.json bench/out

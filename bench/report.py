@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/report.py - goals and the Markdown report, from results.json.
 
 goals(results) judges the published goals (MET / MISSED, or "not measured"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/run_bench.py - run every experiment, write results.json and REPORT.md.
 
     python3 bench/run_bench.py --build build-release --out bench/out [--quick]

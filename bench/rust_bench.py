@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/rust_bench.py - experiment 9: the Rust crate against static-keys 0.8.
 
 bench/rust/ is one program built twice: against this repository's

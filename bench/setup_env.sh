@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # bench/setup_env.sh - what `make bench` needs beyond the compiler, best effort.
 #
 # valgrind (instruction counts) and strace (sync cross-check) come from the

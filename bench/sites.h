@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/sites.h - keys with many real sites, for the update experiments.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/startup_bench.py - experiment 10: start-up and memory per site.
 
 A program with N sites (0, 1,000, 10,000, 100,000; QUICK=1 leaves out the

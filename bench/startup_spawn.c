@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/startup_spawn.c - experiment 10's timer: how long a program takes
  * from fork to its exit, for several programs in alternation.

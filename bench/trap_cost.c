@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/trap_cost.c - experiment 5a: what a thread pays when it hits a site
  * mid-update.

@@ -4,7 +4,12 @@
 #                       loads it by itself
 #   libstatickeys-dev   headers, libstatickeys.a, the .so link, statickeys.pc
 #                       and the CMake package
-#   statickeys-tools    skctl (statically linked) and its man page
+#   statickeys-tools    skctl and skdemo (statically linked), skctl's man
+#                       page and statickeys-etcd-sync (when go built it;
+#                       Suggests: etcd-client, the etcdctl that puts the
+#                       keys it follows)
+# Each carries the machine-readable copyright file (cmake/debian/copyright,
+# DEP-5) where Debian policy puts it, /usr/share/doc/PACKAGE/copyright.
 # Build them from a tree configured with -DCMAKE_INSTALL_PREFIX=/usr (so the
 # library directory is Debian's multiarch one): `cpack -G DEB` in the build
 # directory (README, "Install"; tests/install/deb_test.sh).
@@ -35,6 +40,18 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libstatickeys-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME statickeys-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
+# statickeys-etcd-sync has etcd's client library built in; etcdctl is what
+# puts the keys it follows (docs/fleet.md).  skctl and skdemo need neither.
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS etcd-client)
+
+foreach(c runtime dev tools)
+  string(TOUPPER ${c} C)
+  if(c IN_LIST CPACK_COMPONENTS_ALL)
+    install(FILES ${CMAKE_CURRENT_LIST_DIR}/debian/copyright
+      DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${CPACK_DEBIAN_${C}_PACKAGE_NAME}
+      COMPONENT ${c})
+  endif()
+endforeach()
 
 include(CPack)
 cpack_add_component(runtime DISPLAY_NAME "statickeys runtime"
@@ -43,4 +60,4 @@ cpack_add_component(dev DISPLAY_NAME "statickeys development files"
   DESCRIPTION "Headers, static library, pkg-config and CMake files"
   DEPENDS runtime)
 cpack_add_component(tools DISPLAY_NAME "statickeys tools"
-  DESCRIPTION "skctl, the control client, and its man page")
+  DESCRIPTION "skctl, the control client, its man page, skdemo and statickeys-etcd-sync")

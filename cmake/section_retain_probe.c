@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Does the assembler know the "R" (SHF_GNU_RETAIN) section flag?  The
  * statickeys headers use it for the site tables (see statickeys/key.h). */
 int main(void)

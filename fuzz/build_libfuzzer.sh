@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # build_libfuzzer.sh CLANG SRCDIR OUT RUNTIME_SOURCES... - build the libFuzzer
 # target: the runtime compiled as the library is (SK_BUILDING_LIBRARY), the
 # fuzz target as a program, all with the fuzzer's coverage and ASan/UBSan.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * replay.c - run request_fuzz.c without libFuzzer: every file given on the
  * command line (a seed corpus), then a corpus generated from those seeds by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * request_fuzz.c - the control server's request path, for libFuzzer and for
  * the corpus replay in `make test`.

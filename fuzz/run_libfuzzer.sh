@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # run_libfuzzer.sh FUZZER SEEDS WORKDIR SECONDS - a bounded libFuzzer run
 # starting from the seed corpus; new inputs stay in WORKDIR.
 set -eu

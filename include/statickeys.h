@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys.h - Linux kernel style static keys for multi-threaded programs.
  *

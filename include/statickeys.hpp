@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys.hpp - static keys for C++17: keys as objects, branches as
  * templates, references as RAII guards, errors as std::error_code or

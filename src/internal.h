@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/internal.h - every private interface of the runtime, for white-box
  * tests and benchmarks (the fault-injection hook, the batch limit, ...).

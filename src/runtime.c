@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/runtime.c - where the layers are wired together: start-up and fork.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # statickeys support for gdb, auto-loaded with libstatickeys.
 #
 # While a key flips, the runtime puts int3 on the first byte of each changing
@@ -187,25 +188,41 @@ true to stop, false for a trap of a statickeys site (retried silently)."""
 _state = getattr(gdb, "_statickeys_state", None)
 if _state is None:
     _state = gdb._statickeys_state = {"fn": _StatickeysTrap(), "bp": None,
-                                      "moving": False, "siblings": {}}
+                                      "moving": False, "siblings": {},
+                                      "announcing": False}
 
-    def _install():
+    def _announce(*_):
+        if not _state["announcing"]:
+            return
+        _state["announcing"] = False
+        if _state["bp"] is not None:
+            print("statickeys: catchpoint %d lets the library's own int3 "
+                  "traps through (see $_statickeys_trap)" % _state["bp"])
+
+    def _install(announce=True):
         gdb.execute("catch signal SIGTRAP", to_string=True)
         num = int(gdb.parse_and_eval("$bpnum"))
         gdb.execute("condition %d $_statickeys_trap()" % num, to_string=True)
         _state["bp"] = num
-        print("statickeys: catchpoint %d lets the library's own int3 traps "
-              "through (see $_statickeys_trap)" % num)
+        if announce:
+            _state["announcing"] = True
+            _announce()
 
     def _deleted(bp):
         # `delete` with no argument deletes every breakpoint, ours too:
         # without it the next trap would stop the program mid-instruction.
+        # It goes on through the list it deletes from, so the catchpoint
+        # made here is deleted too, and made again: say which one is kept
+        # once, when the program is resumed (one message, the kept number).
+        # Not from an event posted now: gdb may run it while it exits, and
+        # posted events crashed gdb 13.1 there.
         if bp.number == _state["bp"]:
             _state["bp"] = None
             try:
-                _install()
+                _install(announce=False)
             except gdb.error:
-                gdb.post_event(_install)
+                gdb.post_event(lambda: _install(announce=False))
+            _state["announcing"] = True
         # A temporary breakpoint moved past a site became one per place the
         # site leads; when one is hit (and deleted), the others go too.
         group = _state["siblings"].pop(bp.number, [])
@@ -307,6 +324,7 @@ if _state is None:
             pass
 
     gdb.events.breakpoint_deleted.connect(_deleted)
+    gdb.events.cont.connect(_announce)
     gdb.events.breakpoint_created.connect(_move_breakpoint)
     # Not breakpoint_modified: gdb sends it while it reports a hit (the hit
     # count) and while it exits, and even an event posted from there crashed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/check.h - the assertions of the C tests (also compiled as C++).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # tests/check.sh - sourced by the shell tests: the shell side of check.h.
 #   check DESCRIPTION COMMAND...   run COMMAND; count and print ok/FAILED
 #   check_summary                  print "N passed, M failed"; false on any

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # compile_fail.sh CASES INCLUDE_DIR LANG=COMPILER... - wrong use of the API
 # must not compile.  CASES is one source file holding every case, chosen
 # with -DMISUSE=N, and a line per case:

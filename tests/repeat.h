@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/repeat.h - many distinct sites from one line of source.
  * REP16(if (sk_branch_unlikely(&k)) n++;) expands to 16 separate sites.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl - see and flip the static keys of a running program.
  *
@@ -20,6 +21,7 @@
 
 #include <statickeys/control.h>
 
+#include "control/value.h" /* the runtime's parser of a state */
 #include "skctl.h"
 
 #define MAX_REPLY (64u << 20)
@@ -36,10 +38,13 @@ static const char usage_text[] =
 	"  get NAME             one key in detail\n"
 	"  enable NAME...       turn keys on (one multi-key commit)\n"
 	"  disable NAME...      turn keys off (one multi-key commit)\n"
-	"  set NAME=0|1...      set each key's state (one multi-key commit)\n"
+	"  set NAME=VALUE...    set each key's state (one multi-key commit);\n"
+	"                       VALUE: 0/1, off/on, false/true, no/yes\n"
 	"  stats                counters and latency histograms\n"
 	"  log                  the last key changes made from outside the\n"
 	"                       program (socket, STATICKEYS_FILE, STATICKEYS)\n"
+	"  unmatched            the lines of the program's STATICKEYS_FILE\n"
+	"                       that name no key of it (typos)\n"
 	"  watch                key states and counter changes every second\n"
 	"\n"
 	"Options:\n"
@@ -274,6 +279,8 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_stats(reply);
 	else if (r == SKCTL_OK && !strcmp(verb, "log"))
 		print_log(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "unmatched"))
+		print_unmatched(reply);
 	else if (r == SKCTL_OK)
 		print_changed(reply);
 	json_free(reply);
@@ -354,18 +361,21 @@ static const struct {
 } commands[] = {
 	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
 	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
-	{ "watch", 0, 0 },   { "log", 0, 0 },
+	{ "watch", 0, 0 },   { "log", 0, 0 },	  { "unmatched", 0, 0 },
 };
 
-/* `set` takes NAME=0 or NAME=1: anything else is a usage error, found
- * before the program is asked. */
+/* `set` takes NAME=VALUE, VALUE one of the words every other way of setting
+ * a key takes (control/value.h, the runtime's own parser): anything else
+ * is a usage error, found before the program is asked. */
 static int check_set_args(char **args, int nargs)
 {
 	for (int i = 0; i < nargs; i++) {
 		const char *eq = strrchr(args[i], '=');
-		if (!eq || eq == args[i] || (strcmp(eq, "=0") && strcmp(eq, "=1"))) {
-			fprintf(stderr, "skctl: '%s' is not NAME=0 or NAME=1\n",
-				args[i]);
+		bool on;
+		if (!eq || eq == args[i] ||
+		    !sk__value_parse(eq + 1, strlen(eq + 1), &on)) {
+			fprintf(stderr, "skctl: '%s' is not NAME=VALUE (VALUE: "
+				SK__VALUE_WORDS ")\n", args[i]);
 			return SKCTL_USAGE;
 		}
 	}

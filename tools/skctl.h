@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl.h - the parts of skctl: finding and talking to a process
  * (skctl.c), showing its replies to a person (skctl_print.c), every process
@@ -77,6 +78,9 @@ void print_key(const struct json *key);
 void print_changed(const struct json *reply);
 void print_stats(const struct json *reply);
 void print_log(const struct json *reply);
+/* print_unmatched - `skctl unmatched`: "FILE:LINE: NAME" per line of the
+ * program's STATICKEYS_FILE that names no key, or why there is none. */
+void print_unmatched(const struct json *reply);
 /* print_watch - one screen of `skctl watch`: key states and what changed
  * since @prev_stats (NULL on the first one). */
 void print_watch(const struct json *list, const struct json *stats,

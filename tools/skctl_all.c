@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_all.c - `skctl --all COMMAND`: the command for every process of
  * the caller's user that serves a control socket, as kill(1) would reach
@@ -196,7 +197,8 @@ static void print_rows(const struct proc *p, const struct json *reply,
 		       json_str(k, "description", ""));
 }
 
-/* get, stats and log: the usual output under a line naming the process. */
+/* get, stats, log and unmatched: the usual output under a line naming the
+ * process. */
 static void print_section(const struct proc *p, const char *verb,
 			  const struct json *reply)
 {
@@ -205,6 +207,8 @@ static void print_section(const struct proc *p, const char *verb,
 		print_stats(reply);
 	else if (!strcmp(verb, "log"))
 		print_log(reply);
+	else if (!strcmp(verb, "unmatched"))
+		print_unmatched(reply);
 	else
 		print_key(json_get(reply, "key"));
 }
@@ -236,7 +240,8 @@ static int one(const struct options *o, const struct proc *p,
 	else if (r == SKCTL_OK && !strcmp(verb, "list"))
 		print_rows(p, reply, header);
 	else if (r == SKCTL_OK && strcmp(verb, "stats") &&
-		 strcmp(verb, "log") && strcmp(verb, "get"))
+		 strcmp(verb, "log") && strcmp(verb, "get") &&
+		 strcmp(verb, "unmatched"))
 		printf("%d %s: ok\n", p->pid, p->comm);
 	else if (r == SKCTL_OK)
 		print_section(p, verb, reply);

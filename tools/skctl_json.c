@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_json.c - a recursive-descent parser for the server's replies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_json.h - reading the control socket's JSON replies.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_openmetrics.c - `skctl stats --openmetrics`: a process's keys and
  * counters in the OpenMetrics text format (which Prometheus also reads),

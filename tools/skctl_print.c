@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skctl_print.c - tables for people.  `skctl --json` skips all of this and
  * prints the server's replies as they are.
@@ -150,4 +151,19 @@ void print_log(const struct json *reply)
 		       json_num(e, "old", 0), json_num(e, "new", 0),
 		       err ? strerror(err) : "ok");
 	}
+}
+
+/* `skctl unmatched`: one "FILE:LINE: NAME" per line naming no key, as the
+ * program's warning names it; a program without STATICKEYS_FILE says so
+ * (on stderr: the standard output stays a list, empty). */
+void print_unmatched(const struct json *reply)
+{
+	const struct json *v = json_get(reply, "unmatched");
+
+	if (!json_str(reply, "file", NULL))
+		fprintf(stderr, "%s: the program follows no STATICKEYS_FILE\n",
+			skctl_who);
+	for (const struct json *e = v ? v->child : NULL; e; e = e->next)
+		printf("%s:%.0f: %s\n", json_str(e, "file", "?"),
+		       json_num(e, "line", 0), json_str(e, "name", "?"));
 }

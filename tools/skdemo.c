@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * skdemo - a small program whose static keys change what it visibly does.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/branch.h - testing a key: sk_branch_likely / sk_branch_unlikely.
  *

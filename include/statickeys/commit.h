@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/commit.h - flipping many keys as one update.
  *

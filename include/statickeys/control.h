@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/control.h - the control socket: see and flip keys from outside.
  *
@@ -16,7 +17,8 @@
  *	get NAME                  one key
  *	enable NAME...            one commit turning the keys on
  *	disable NAME...           one commit turning the keys off
- *	set NAME=0|1...           one commit, each key to its state
+ *	set NAME=VALUE...         one commit, each key to its state (VALUE:
+ *	                          0/1, off/on, false/true, no/yes)
  *	stats                     counters and histograms
  *	help                      the requests above
  *

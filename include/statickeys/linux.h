@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/linux.h - the Linux kernel's static-key API, unchanged.
  *

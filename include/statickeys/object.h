@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/object.h - automatic registration of each object's sites and keys.
  *

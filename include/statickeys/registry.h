@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/registry.h - finding keys by name and looking at them.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Finds the C runtime, or builds it.
 //!
 //! Order: an installed `libstatickeys` that pkg-config knows (shared

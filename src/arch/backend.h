@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/backend.h - the porting contract: what an architecture provides
  * to the runtime.

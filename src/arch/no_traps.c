@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/no_traps.c - the contract's trap half (arch/backend.h) for
  * backends without a trap protocol: aarch64, whose sites change with one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/audit.c - a record of every key change that comes from
  * outside the program's own code: the control socket, STATICKEYS_FILE and

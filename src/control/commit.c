@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/commit.c - many keys flipped as one batch (statickeys/commit.h).
  *

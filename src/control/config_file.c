@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/config_file.c - the syntax of STATICKEYS_FILE: sysctl.conf's.
  *
@@ -5,11 +6,12 @@
  *	tracing = 1
  *	libplugin.so:verbose = off
  *
- * One "name = value" per line, blanks around both allowed; the value is 0 or
- * 1 (also off/on, false/true, no/yes).  Names are printable ASCII without
- * blanks or '=' (as on the socket), "identifier" or "FILE:identifier".
- * When a name appears twice, the last line wins, across files too (a
- * directory's files are parsed in name order, as /etc/sysctl.d/ is).
+ * One "name = value" per line, blanks around both allowed; the value is one
+ * of control/value.h's words (0/1, off/on, false/true, no/yes).  Names are
+ * printable ASCII without blanks or '=' (as on the socket), "identifier"
+ * or "FILE:identifier".  When a name appears twice, the last line wins,
+ * across files too (a directory's files are parsed in name order, as
+ * /etc/sysctl.d/ is).
  *
  * Any bad line makes the whole text bad: the caller applies nothing and
  * shows the one message this file writes, "FILE:LINE: reason".  A half-
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "control/control.h"
+#include "control/value.h"
 
 static bool is_blank(char c)
 {
@@ -35,20 +38,6 @@ static const char *trim(const char *s, size_t *n)
 	while (*n && is_blank(s[*n - 1]))
 		(*n)--;
 	return s;
-}
-
-static bool parse_value(const char *v, size_t n, bool *on)
-{
-	static const char *const words[] = { "0", "off", "false", "no",
-					     "1", "on",  "true",  "yes" };
-
-	for (size_t i = 0; i < 8; i++) {
-		if (strlen(words[i]) == n && memcmp(v, words[i], n) == 0) {
-			*on = i >= 4;
-			return true;
-		}
-	}
-	return false;
 }
 
 static const char *bad_name(const char *s, size_t n)
@@ -102,9 +91,8 @@ static const char *parse_line(struct sk__conf *conf, const char *s, size_t n,
 	bool on;
 	if (why)
 		return why;
-	if (!parse_value(value, vlen, &on))
-		return "the value is not 0 or 1 (nor off/on, false/true, "
-		       "no/yes)";
+	if (!sk__value_parse(value, vlen, &on))
+		return "the value is not one of " SK__VALUE_WORDS;
 	if (add(conf, name, nlen, on, line) != 0)
 		return "more than 256 keys";
 	return NULL;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/config_watch.c - STATICKEYS_FILE: key states from a file
  * (or a directory of *.conf files) that the program follows as it changes.
@@ -18,13 +19,22 @@
  * volumes, which swap a "..data" symlink in the directory, replace the
  * inode a watch on the file would follow.  Any event there means "read it
  * again"; a version whose bytes equal the last one read is not applied
- * again, so a touch does not undo a change made on the socket since.
+ * again, and a new version applies only its lines whose state differs
+ * from the last version applied (or that are new): a touch, or an edit of
+ * one line, changes exactly the keys it names and never undoes a change
+ * made on the socket since to another key.  After the file was gone, the
+ * version that comes back applies whole.
  * Events are coalesced for SETTLE_MS of quiet (at most BURST_MS), so a
  * burst of edits is applied as its last version.
  *
  * A version with a bad line applies nothing: one message names the file,
  * the line and the reason, and the keys keep the last good state.  A file
- * that disappears also leaves the keys as they are, with one message.
+ * that disappears also leaves the keys as they are, with one message.  A
+ * line naming no key of the process is skipped with one message per
+ * version (FILE:LINE and the name: a typo must not go unseen), given when
+ * the program itself registers for the start-up version; it still applies
+ * to a plugin that defines the key when that plugin is loaded.  `skctl
+ * unmatched` lists such lines of the version in force.
  *
  * Resources: the inotify descriptor (O_CLOEXEC) and the thread exist only
  * when STATICKEYS_FILE is set; the file is open only while it is read.  A
@@ -60,6 +70,7 @@ static struct {
 	struct sk__conf *conf; /* the last good version; the patch lock */
 	uint64_t hash;         /* of the last version read, good or bad */
 	bool missing;          /* said once that the file is gone */
+	bool whole;            /* the next version applies every line */
 	void (*next_hook)(struct sk__object *obj);
 } w = { .fd = -1 };
 
@@ -177,6 +188,37 @@ static struct sk__audit_src source_of(const struct sk__conf *conf,
 				       .line = e->line };
 }
 
+/* Say each line @v[0..@n) of @conf that names no key, with FILE:LINE. */
+static void warn_unmatched(const struct sk__conf *conf, const size_t *v,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sk__conf_entry *e = &conf->v[v[i]];
+		sk__warn("STATICKEYS_FILE: %s:%u: no key named \"%s\" in the "
+			 "program or its libraries (see `skctl list`); skipped, "
+			 "it applies if a plugin defining it is loaded",
+			 conf->files[e->file], e->line, e->name);
+	}
+}
+
+/* The start-up version's lines that name no key, said once when the
+ * program itself registers (its libraries did before it), as STATICKEYS's
+ * are. */
+static void warn_unmatched_at_start(const struct sk__conf *conf)
+{
+	static size_t v[SK__CONF_MAX];
+	struct sk_key_info *keys = NULL;
+	size_t nkeys = 0, n = 0;
+
+	if (sk__keys_snapshot_locked(&keys, &nkeys) != 0)
+		return;
+	for (size_t i = 0; i < conf->n; i++)
+		if (sk__keys_lookup(keys, nkeys, conf->v[i].name) == -ENOENT)
+			v[n++] = i;
+	free(keys);
+	warn_unmatched(conf, v, n);
+}
+
 /* The entries of @conf that name keys of @obj, as one commit (called by
  * registration, which holds the patch lock), then the next hook. */
 static void object_added(struct sk__object *obj)
@@ -204,12 +246,30 @@ static void object_added(struct sk__object *obj)
 		sk__warn("STATICKEYS_FILE: could not apply %s to %s's keys "
 			 "(%s); they keep their defined states", w.path,
 			 sk__object_file(obj), strerror(-r));
+	if (conf && sk__object_is_program(obj))
+		warn_unmatched_at_start(conf);
 	if (w.next_hook)
 		w.next_hook(obj);
 }
 
-/* Look @conf's names up and commit them, under one hold of the lock.  On
- * success @conf becomes the version later objects get. */
+/* @e says what the last version applied said: a line a new version left
+ * as it was changes nothing, whatever was done on the socket since. */
+static bool as_applied(const struct sk__conf_entry *e)
+{
+	const struct sk__conf *last = w.whole ? NULL : w.conf;
+
+	for (size_t i = 0; last && i < last->n; i++)
+		if (strcmp(last->v[i].name, e->name) == 0)
+			return last->v[i].on == e->on;
+	return false;
+}
+
+/* The lines of the version being applied that name no key (indices into
+ * it), said by apply() once the lock is released. */
+static size_t unmatched[SK__CONF_MAX], nunmatched;
+
+/* Look @conf's names up and commit the lines that changed, under one hold
+ * of the lock.  On success @conf becomes the version later objects get. */
 static int apply_locked(struct sk__conf *conf, const struct sk_key_info *v,
 			size_t nv, char *err, size_t errlen)
 {
@@ -217,18 +277,24 @@ static int apply_locked(struct sk__conf *conf, const struct sk_key_info *v,
 	static struct sk__audit_src srcs[SK__CONF_MAX];
 	size_t n = 0;
 
+	nunmatched = 0;
 	for (size_t i = 0; i < conf->n; i++) {
 		const struct sk__conf_entry *e = &conf->v[i];
 		long k = sk__keys_lookup(v, nv, e->name);
-		if (k == -ENOENT)
-			continue; /* a key of other programs, or of a plugin
-				   * not loaded yet: object_added applies it */
+		if (k == -ENOENT) {
+			/* A typo, a key of other programs, or of a plugin not
+			 * loaded yet: object_added applies it. */
+			unmatched[nunmatched++] = i;
+			continue;
+		}
 		if (k < 0) {
 			snprintf(err, errlen, "%s:%u: \"%s\" names keys in "
 				 "several objects; qualify it as FILE:NAME",
 				 conf->files[e->file], e->line, e->name);
 			return -EEXIST;
 		}
+		if (as_applied(e))
+			continue;
 		srcs[n] = source_of(conf, e);
 		changes[n++] = (struct sk_key_change){ v[k].key, e->on };
 	}
@@ -255,10 +321,48 @@ static int apply(struct sk__conf *conf, char *err, size_t errlen)
 	if (r == 0) {
 		free(w.conf);
 		w.conf = conf;
+		w.whole = false;
 	}
 	sk__unlock();
 	sk__audit_flush();
+	if (r == 0) /* only this thread applies versions: still @conf's */
+		warn_unmatched(conf, unmatched, nunmatched);
 	free(v);
+	return r;
+}
+
+/* ---- what matched nothing (skctl unmatched) ----------------------------- */
+
+int sk__config_unmatched(const char **path, struct sk__conf **out)
+{
+	struct sk_key_info *v = NULL;
+	size_t nv = 0;
+
+	*path = w.path;
+	*out = NULL;
+	if (!w.path)
+		return 0;
+	struct sk__conf *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	int r = sk__lock();
+	if (r == 0) {
+		r = sk__keys_snapshot_locked(&v, &nv);
+		const struct sk__conf *conf = w.conf; /* swapped under the lock */
+		for (size_t i = 0; r == 0 && conf && i < conf->n; i++)
+			if (sk__keys_lookup(v, nv, conf->v[i].name) == -ENOENT)
+				c->v[c->n++] = conf->v[i];
+		if (conf) {
+			c->nfiles = conf->nfiles;
+			memcpy(c->files, conf->files, sizeof(c->files));
+		}
+		sk__unlock();
+	}
+	free(v);
+	if (r)
+		free(c);
+	else
+		*out = c;
 	return r;
 }
 
@@ -278,6 +382,7 @@ static void reload(void)
 		sk__warn("STATICKEYS_FILE: %s was removed; the keys keep their "
 			 "states, and it applies again when it is back", w.path);
 		w.missing = true;
+		w.whole = true;
 		w.hash = 0;
 	}
 	if (r == -ENOENT || hash == w.hash) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/control.h - private interfaces of the control plane (prefix
  * sk__): key names (names.c), multi-key commits (commit.c), the start-up
@@ -53,6 +54,10 @@ long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
  * each object as it registers) and start the server if STATICKEYS_CONTROL
  * asks for it. */
 void sk__control_init(void);
+
+/* sk__object_is_program - @obj is the program itself (not a library or a
+ * plugin): the last object to register before main. */
+bool sk__object_is_program(const struct sk__object *obj);
 
 /* ---- thread.c ------------------------------------------------------------- */
 
@@ -148,6 +153,13 @@ int sk__conf_parse(struct sk__conf *conf, const char *file, const char *text,
  * entries) and start the thread that follows it. */
 void sk__config_init(void);
 
+/* sk__config_unmatched - the lines of the STATICKEYS_FILE version in force
+ * that name no key of the process now (a typo, another program's key, a
+ * plugin's not loaded), copied into *@out (free() it; names, lines and
+ * files as sk__conf_parse() made them); *@path the followed path.  Both are
+ * NULL when STATICKEYS_FILE is not set.  Return: 0 or -errno. */
+int sk__config_unmatched(const char **path, struct sk__conf **out);
+
 /* sk__config_after_fork_child - the child has no watcher thread: close its
  * descriptor; the child keeps its key states. */
 void sk__config_after_fork_child(void);
@@ -164,6 +176,7 @@ enum sk__op {
 	SK__OP_STATS,
 	SK__OP_HELP,
 	SK__OP_LOG,
+	SK__OP_UNMATCHED, /* STATICKEYS_FILE lines naming no key */
 };
 
 /* sk__arg - one key name of a request, pointing into the request line. */

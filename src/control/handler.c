@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/handler.c - carrying out one control request.
  *
@@ -22,7 +23,7 @@
 
 static const char help_text[] =
 	"list | get NAME | enable NAME... | disable NAME... | "
-	"set NAME=0|1... | stats | log | help";
+	"set NAME=VALUE... | stats | log | unmatched | help";
 
 static void reply_error(struct sk__json *j, int err, const char *msg)
 {
@@ -272,6 +273,36 @@ static void do_log(struct sk__json *j)
 	sk__json_raw(j, "]}\n");
 }
 
+/* The lines of STATICKEYS_FILE's version in force that name no key:
+ * {"ok":true,"file":PATH or null,"unmatched":[{"file","line","name"}...]} */
+static void do_unmatched(struct sk__json *j)
+{
+	const char *path;
+	struct sk__conf *c;
+	int r = sk__config_unmatched(&path, &c);
+
+	if (r) {
+		reply_error(j, -r, "could not read the keys");
+		return;
+	}
+	sk__json_raw(j, "{\"ok\":true,\"file\":");
+	if (path)
+		sk__json_str(j, path, strlen(path));
+	else
+		sk__json_raw(j, "null");
+	sk__json_raw(j, ",\"unmatched\":[");
+	for (size_t i = 0; c && i < c->n; i++) {
+		const struct sk__conf_entry *e = &c->v[i];
+		sk__json_raw(j, i ? ",{\"file\":" : "{\"file\":");
+		sk__json_str(j, c->files[e->file], strlen(c->files[e->file]));
+		sk__json_printf(j, ",\"line\":%u,\"name\":", e->line);
+		sk__json_str(j, e->name, strlen(e->name));
+		sk__json_raw(j, "}");
+	}
+	sk__json_raw(j, "]}\n");
+	free(c);
+}
+
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 {
 	struct sk__request *req;
@@ -297,6 +328,8 @@ void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 		do_stats(reply);
 	} else if (req->op == SK__OP_LOG) {
 		do_log(reply);
+	} else if (req->op == SK__OP_UNMATCHED) {
+		do_unmatched(reply);
 	} else if (req->op == SK__OP_HELP) {
 		sk__json_raw(reply, "{\"ok\":true,\"requests\":");
 		sk__json_str(reply, help_text, strlen(help_text));

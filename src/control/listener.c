@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/listener.c - where the control socket lives, and opening it.
  *

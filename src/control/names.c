@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/names.c - key names, look-up and snapshots (statickeys/registry.h).
  *

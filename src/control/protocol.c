@@ -1,11 +1,14 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/protocol.c - the control socket's request language and the
  * JSON it answers in.
  *
  * A request is one line of words separated by blanks:
  *
- *	list | stats | log | help | get NAME | enable NAME... | disable NAME...
- *	| set NAME=0|1...
+ *	list | stats | log | unmatched | help | get NAME | enable NAME...
+ *	| disable NAME... | set NAME=VALUE...
+ *
+ * (VALUE: control/value.h's words, 0/1, off/on, false/true, no/yes.)
  *
  * This file only turns bytes into a struct sk__request and values into JSON
  * text; it touches no runtime state, so it can be fuzzed on its own.  The
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "control/control.h"
+#include "control/value.h"
 
 static const struct {
 	const char *word;
@@ -31,6 +35,7 @@ static const struct {
 	{ "stats", SK__OP_STATS, 0, 0 },
 	{ "help", SK__OP_HELP, 0, 0 },
 	{ "log", SK__OP_LOG, 0, 0 },
+	{ "unmatched", SK__OP_UNMATCHED, 0, 0 },
 	{ "get", SK__OP_GET, 1, 1 },
 	{ "enable", SK__OP_ENABLE, 1, SK__MAX_ARGS },
 	{ "disable", SK__OP_DISABLE, 1, SK__MAX_ARGS },
@@ -68,7 +73,8 @@ static bool valid_name(const char *s, size_t n)
 	return true;
 }
 
-/* One argument of "set": NAME=0|1 (also on/off). */
+/* One argument of "set": NAME=VALUE, VALUE one of control/value.h's words
+ * (the words STATICKEYS, STATICKEYS_FILE and skctl take). */
 static int parse_assignment(const char *w, size_t n, struct sk__arg *a)
 {
 	const char *eq = memchr(w, '=', n);
@@ -76,12 +82,7 @@ static int parse_assignment(const char *w, size_t n, struct sk__arg *a)
 	if (!eq)
 		return -EINVAL;
 	size_t vlen = n - (size_t)(eq - w) - 1;
-	const char *v = eq + 1;
-	if ((vlen == 1 && *v == '1') || (vlen == 2 && !memcmp(v, "on", 2)))
-		a->on = true;
-	else if ((vlen == 1 && *v == '0') || (vlen == 3 && !memcmp(v, "off", 3)))
-		a->on = false;
-	else
+	if (!sk__value_parse(eq + 1, vlen, &a->on))
 		return -EINVAL;
 	a->name = w;
 	a->len = (size_t)(eq - w);
@@ -116,7 +117,7 @@ static int parse_args(const char *line, size_t len, size_t pos, int verb,
 		if (req->op == SK__OP_SET) {
 			if (parse_assignment(w, n, a))
 				return fail(err, errlen, "argument %zu of 'set' "
-					    "is not NAME=0|1",
+					    "is not NAME=VALUE (" SK__VALUE_WORDS ")",
 					    req->nargs + 1);
 		} else {
 			a->name = w;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/server.c - the control socket's thread: one client at a time.
  *

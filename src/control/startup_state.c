@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/startup_state.c - start-up state from the environment.
  *
@@ -24,6 +25,7 @@
 #include <sys/auxv.h>
 
 #include "control/control.h"
+#include "control/value.h"
 #include "statickeys/control.h"
 
 #define MAX_ENTRIES 256
@@ -36,20 +38,6 @@ struct entry {
 
 static struct entry entries[MAX_ENTRIES];
 static size_t nentries;
-
-static bool parse_value(const char *v, bool *on)
-{
-	static const char *const yes[] = { "1", "on", "true", "yes" };
-	static const char *const no[] = { "0", "off", "false", "no" };
-
-	for (size_t i = 0; i < 4; i++) {
-		if (strcmp(v, yes[i]) == 0)
-			return *on = true, true;
-		if (strcmp(v, no[i]) == 0)
-			return *on = false, true;
-	}
-	return false;
-}
 
 static char *trim(char *s)
 {
@@ -89,10 +77,9 @@ static void add_entry(char *item, const char *text)
 			 "ignored", text);
 		return;
 	}
-	if (!parse_value(value, &on)) {
-		sk__warn("STATICKEYS: in \"%s\", \"%s\" is not 0 or 1 (nor "
-			 "on/off, true/false, yes/no); entry ignored", text,
-			 value);
+	if (!sk__value_parse(value, strlen(value), &on)) {
+		sk__warn("STATICKEYS: in \"%s\", \"%s\" is not one of "
+			 SK__VALUE_WORDS "; entry ignored", text, value);
 		return;
 	}
 	for (size_t i = 0; i < nentries; i++) {
@@ -134,7 +121,7 @@ static void parse_statickeys(const char *text)
 }
 
 /* The main program is the object whose code holds the entry point. */
-static bool is_main_program(const struct sk__object *obj)
+bool sk__object_is_program(const struct sk__object *obj)
 {
 	unsigned long entry = getauxval(AT_ENTRY);
 
@@ -175,7 +162,7 @@ static void object_added(struct sk__object *obj)
 		sk__warn("STATICKEYS: could not apply the start-up state of "
 			 "%s's keys (%s); they keep their defined states",
 			 sk__object_file(obj), strerror(-r));
-	if (is_main_program(obj))
+	if (sk__object_is_program(obj))
 		warn_unmatched();
 }
 

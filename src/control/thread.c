@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/thread.c - the threads the control plane starts in someone
  * else's program (the socket server, the STATICKEYS_FILE watcher).

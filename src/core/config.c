@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/core/config.c - the public sk_config_* setters (statickeys/config.h).
  *

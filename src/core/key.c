@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/core/key.c - the kernel's static key semantics (kernel/jump_label.c).
  *

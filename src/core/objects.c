@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/core/objects.c - the registry of linked objects, their sites and keys.
  *

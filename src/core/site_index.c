@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/core/site_index.c - an object's sites, read in place, and the index of
  * its sites by key.

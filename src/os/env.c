@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * env.c - the STATICKEYS_* settings, all read the same way: unset or empty
  * means the default; a value that is not one of the documented words is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/os.h - what the runtime asks of Linux, whatever the architecture
  * (prefix sk__): writing code (writer.c), serialising every core running the

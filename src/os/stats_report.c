@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/stats_report.c - sk_stats_get(): the counters, with the names of
  * the writer, core-sync method and backend in use.

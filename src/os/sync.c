@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/sync.c - making every CPU that runs our threads refetch instructions.
  *

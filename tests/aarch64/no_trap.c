@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * no_trap.c - aarch64 runs none of the x86-64 trap machinery.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * static_keys.c - keys of internal linkage are told apart by their sites.
  *

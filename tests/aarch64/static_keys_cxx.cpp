@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * static_keys_cxx.cpp - C++ keys of internal linkage are told apart.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * syncs_per_batch.c - how many core syncs one batch costs, whatever its size.
  *

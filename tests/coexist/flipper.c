@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * flipper.c - the program gdb_test.sh and uprobe_test.sh run under their
  * tools: one thread flips a key back to back while two others run a

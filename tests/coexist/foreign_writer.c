@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * foreign_writer.c - a byte another tool writes next to our sites is never
  * reverted by a key update.

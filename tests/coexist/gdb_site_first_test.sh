@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # gdb_site_first_test.sh PROGRAM LIBDIR - gdb in batch mode on site_first.c,
 # whose work() starts with a site, while main() flips its key after every
 # call and a thread runs another site.  gdb must never crash.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # gdb_test.sh PROGRAM LIBDIR SOURCE - debug a program that flips keys, with gdb in
 # batch mode, at gdb's default settings plus the library's auto-loaded gdb
 # script (LIBDIR/libstatickeys.so.*-gdb.py).  The only setting the test adds
@@ -72,6 +73,14 @@ check "breakpoint 4 next to the site hit twice" test "$(count 'hit Breakpoint 4,
 check "breakpoint 4 stopped right after the site" has "with_site (x=.*) at .*flipper.c:$((if_line + 2))"
 check "the catchpoint came back after a bare delete" \
 	test "$(count 'statickeys: catchpoint')" -ge 2
+# One message per bare delete, naming the catchpoint that is kept (gdb's
+# delete also deletes the one the script makes while it runs).
+msgs=$(sed -n 's/^statickeys: catchpoint \([0-9]*\) lets.*/\1/p' "$tmp/out" | tr '\n' ' ')
+kept=$(sed -n 's/^\([0-9][0-9]*\) *catchpoint .*signal "SIGTRAP".*/\1/p' "$tmp/out" | head -n 1)
+check "one message per bare delete (2 deletes + the first: 3), got: $msgs" \
+	test "$(count 'statickeys: catchpoint')" -eq 3
+check "the message after the first bare delete names the kept catchpoint ($kept): $msgs" \
+	test "$(echo "$msgs" | cut -d' ' -f2)" = "$kept"
 again=$(sed -n "s/^Breakpoint \([0-9]*\) at 0x[0-9a-f]*: file .*flipper.c, line $body_line\.\$/\1/p" "$tmp/out" | tail -n 1)
 check "breakpoint $again, set again in with_site, hit" has "hit Breakpoint $again, with_site"
 check "the re-created catchpoint was in place then" \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * refuse_site.c - a breakpoint on a site itself: the update is refused,
  * names the site, and changes nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * site_first.c - the program gdb_site_first_test.sh runs under gdb: work()
  * starts with a site (its first instruction), the place `break work` lands.

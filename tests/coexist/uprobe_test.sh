@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # uprobe_test.sh PROGRAM - uprobes (perf probe -x) next to and on a site
 # while the program flips its key.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # valgrind_test.sh TORTURE - the torture test (threads run 4096 sites while
 # keys flip) under valgrind --smc-check=all, which re-checks translated code
 # against memory so it sees rewritten sites.  Valgrind reports an int3 as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # all.sh SKDEMO SKCTL PEER MANPAGE - `skctl --all`: two and ten demo programs of one
 # user, list and set across them, a key only some processes have, a process
 # killed while skctl talks to it, the exit codes (0 all, 6 some, 7 none,

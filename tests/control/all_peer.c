@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * all_peer.c - a program with other keys than skdemo's (peer_only, and
  * tracing as skdemo has), serving its control socket until SIGTERM, for

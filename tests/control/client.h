@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * client.h - a raw control-socket client for the tests: connect, send
  * bytes, read one reply line.  Reads give up after 30 s so a broken server

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * commit.c - sk_commit(): one batch for many keys, all or nothing.
  *

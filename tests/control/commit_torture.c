@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * commit_torture.c - multi-key commits and single-key updates, mixed, while
  * threads execute every site.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * config_file.c - STATICKEYS_FILE: the state a file gives at start-up and
  * every later version of it, applied by the watcher thread as one commit.
@@ -5,7 +6,10 @@
  *	config_file file PLUGIN a plain file: start-up state (STATICKEYS
  *	                        winning over it; a plugin's key at dlopen), an
  *	                        edit in place, rename-over, a bad line,
- *	                        deletion and return, 100 versions in a burst
+ *	                        deletion and return, 100 versions in a burst,
+ *	                        a version changing exactly the keys whose
+ *	                        lines changed, names no key has (a warning
+ *	                        per version, `unmatched`), a file over 1 MiB
  *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
  *	                        volume ("..data" symlink swapped by rename):
  *	                        files in name order, a swap, a bad swap
@@ -261,7 +265,7 @@ static void bad_and_deleted(const char *path)
 	struct counts c0 = counts();
 
 	write_file(path, "cf_a = 1\ncf_b = maybe\n");
-	snprintf(needle, sizeof(needle), "%s:2: the value is not 0 or 1", path);
+	snprintf(needle, sizeof(needle), "%s:2: the value is not one of 0/1", path);
 	CHECK(wait_stderr(needle, 1), "a message names %s:2", path);
 	CHECK(sites() == 0 && commits_since(c0) == 0, "a bad version applies "
 	      "nothing (sites %d, %ld commits)", sites(), commits_since(c0));
@@ -293,6 +297,98 @@ static void burst(const char *path)
 	CHECK(sites() == 15 && dc >= 1 && dc <= 100 && du == 4 * (uint64_t)dc,
 	      "every commit applied a whole version: %llu key changes in %ld "
 	      "commits (-1: batches differ)", (unsigned long long)du, dc);
+}
+
+/* A new version changes exactly the keys whose lines changed: a key
+ * changed since by the program (as by `skctl set`) keeps that state when
+ * its line is left as it was; the same bytes again change nothing. */
+static void exact_versions(const char *path)
+{
+	replace_file(path, all_on);
+	CHECK(wait_sites(15) >= 0, "exact: starts all on");
+	usleep(100000);
+	CHECK(sk_key_disable(&cf_a) == 0 && sites() == 14, "cf_a turned off "
+	      "from outside the file");
+	uint64_t u0 = updates();
+	replace_file(path, "cf_a = 1\ncf_b = 0\ncf_c = 1\ncf_d = 1\n");
+	CHECK(wait_sites(12) >= 0, "a version changing cf_b's line applies: "
+	      "sites %d, want 12 (cf_a still off)", sites());
+	usleep(100000);
+	CHECK(sites() == 12 && updates() - u0 == 1, "it changed cf_b alone "
+	      "(%llu updates): cf_a, whose line did not change, stays off",
+	      (unsigned long long)(updates() - u0));
+	u0 = updates();
+	replace_file(path, "# a comment\ncf_a = 1\ncf_b = 0\ncf_c = 1\n"
+			   "cf_d = on\n");
+	write_file(path, "# a comment\ncf_a = 1\ncf_b = 0\ncf_c = 1\n"
+			 "cf_d = on\n"); /* the same bytes in place */
+	usleep(200000);
+	CHECK(sites() == 12 && updates() == u0, "new bytes with the same "
+	      "states, then the same bytes again, change nothing (%llu "
+	      "updates)", (unsigned long long)(updates() - u0));
+}
+
+/* A name no key has is said with FILE:LINE once per version (a typo must
+ * not go unseen), and `unmatched` lists it; the start-up version's too. */
+static void unknown_names(const char *path)
+{
+	char needle[400], sock[108];
+
+	snprintf(needle, sizeof(needle), "%s:6: no key named \"plugin_key\"",
+		 path);
+	CHECK(stderr_count(needle) == 1, "the start-up version's unknown "
+	      "name, said once: %s", needle);
+	write_file(path, "cf_a = 1\ncf_tpyo = 1\n");
+	snprintf(needle, sizeof(needle), "%s:2: no key named \"cf_tpyo\"",
+		 path);
+	CHECK(wait_stderr(needle, 1), "a warning names %s", needle);
+	write_file(path, "cf_a = 1\ncf_tpyo = 1\n"); /* the same version */
+	usleep(200000);
+	CHECK(stderr_count(needle) == 1, "said once per version, not again "
+	      "for the same bytes");
+	replace_file(path, "cf_a = 1\ncf_tpyo = 1\ncf_b = 1\n");
+	CHECK(wait_stderr(needle, 2), "and again for a new version that still "
+	      "has it");
+	CHECK(stderr_count("no key named \"cf_") == 2, "no other name of the "
+	      "program's was taken for unknown (%d messages, want 2)",
+	      stderr_count("no key named \"cf_"));
+	CHECK(wait_sites(14) >= 0, "the version's changed line applied (cf_b; "
+	      "cf_a, unchanged, still off): sites %d, want 14", sites());
+	snprintf(sock, sizeof(sock), "%s/u.sock", dir);
+	CHECK(sk_control_start(sock) == 0, "control socket at %s", sock);
+	int fd = client_connect(sock);
+	char *reply = fd >= 0 ? client_ask(fd, "unmatched\n") : NULL;
+	snprintf(needle, sizeof(needle), "\"unmatched\":[{\"file\":\"%s\","
+		 "\"line\":2,\"name\":\"cf_tpyo\"}]", path);
+	CHECK(reply && strstr(reply, needle), "unmatched lists the line: %.300s",
+	      reply ? reply : "(no reply)");
+	free(reply);
+	if (fd >= 0)
+		close(fd);
+	sk_control_stop();
+}
+
+/* A file over 1 MiB (README) is refused as a bad line is: nothing
+ * applied, one message naming it. */
+static void over_one_mib(const char *path)
+{
+	static char text[(1 << 20) + 2];
+	char needle[400];
+
+	memset(text, '#', sizeof(text) - 2);
+	text[sizeof(text) - 2] = '\n'; /* 1 MiB + 1 byte of comment */
+	replace_file(path, "cf_a = 0\ncf_b = 0\ncf_c = 0\ncf_d = 0\n");
+	CHECK(wait_sites(0) >= 0, "1 MiB: starts all off");
+	memcpy(text, "cf_a = 1\n", 9);
+	replace_file(path, text);
+	snprintf(needle, sizeof(needle), "%s: not a regular file of at most "
+		 "1 MiB", path);
+	CHECK(wait_stderr(needle, 1), "a file of 1 MiB + 1 byte is refused, "
+	      "named: %s", needle);
+	CHECK(sites() == 0, "and applies nothing");
+	text[sizeof(text) - 2] = '\0'; /* 1 MiB exactly: read */
+	replace_file(path, text);
+	CHECK(wait_sites(1) >= 0, "a file of exactly 1 MiB applies");
 }
 
 /* The audit ring, as `skctl log` reads it. */
@@ -367,6 +463,9 @@ static void file_mode(void)
 	burst(path);
 	snprintf(needle, sizeof(needle), "\"source\":\"file %s:4\"", path);
 	check_log(needle);
+	exact_versions(path);
+	unknown_names(path);
+	over_one_mib(path);
 }
 
 /* A ConfigMap update: a new timestamped directory, "..data" renamed over. */

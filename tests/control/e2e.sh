@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # e2e.sh SKDEMO SKCTL MANPAGE - the demo runs, skctl lists its keys, flips
 # them one at a time and several at once, the demo's printed behaviour
 # follows, and `stats` counts the updates.  Waits are "until it shows, or
@@ -54,6 +55,13 @@ human=$("$skctl" -s "$sock" stats)
 check "stats table names writer and sync" grep -q '^sync method: ' <<<"$human"
 check "stats table names the backend" grep -Eq '^backend: +[a-z0-9_]+$' <<<"$human"
 
+# every word of the one vocabulary (src/control/value.c), as STATICKEYS and
+# STATICKEYS_FILE take them, through skctl and the socket
+for w in 0:off off:off false:off no:off 1:on on:on true:on yes:on; do
+	check "set shout=${w%%:*} turns it ${w#*:}" sh -c "'$skctl' -s '$sock' set shout=${w%%:*} >/dev/null &&
+		'$skctl' -s '$sock' get shout | grep -q 'state: *${w#*:}\$'"
+done
+
 # failures change nothing and say why
 "$skctl" -s "$sock" set shout=0 no_such_key=1 2>"$tmp/e"; rc=$?
 check "unknown key exits 1" [ $rc -eq 1 ]
@@ -67,10 +75,13 @@ check "--json, refused: exits 1" [ $rc -eq 1 ]
 check "--json, refused: prints the reply" grep -q '^{"ok":false,.*no_such_key' <<<"$out"
 "$skctl" -s "$sock" set shout=2 2>"$tmp/e"; rc=$?
 check "set NAME=2 is a usage error (exit 2)" [ $rc -eq 2 ]
-check "set NAME=2 says what is wrong" grep -q "'shout=2' is not NAME=0 or NAME=1" "$tmp/e"
+check "set NAME=2 says what is wrong" grep -q "'shout=2' is not NAME=VALUE (VALUE: 0/1, off/on, false/true, no/yes)" "$tmp/e"
 "$skctl" -s "$sock" frobnicate 2>/dev/null; check "unknown command exits 2" [ $? -eq 2 ]
 "$skctl" list 2>/dev/null; check "no target exits 2" [ $? -eq 2 ]
 "$skctl" -s "$tmp/nothing.sock" list 2>/dev/null; check "no socket exits 3" [ $? -eq 3 ]
+out=$("$skctl" -s "$sock" unmatched 2>"$tmp/e"); rc=$?
+check "unmatched without STATICKEYS_FILE: exit 0, nothing listed, says why" \
+	sh -c "[ $rc -eq 0 ] && [ -z '$out' ] && grep -q 'follows no STATICKEYS_FILE' '$tmp/e'"
 check "watch prints two rounds" sh -c "'$skctl' -s '$sock' watch -n 2 -i 0.2 | grep -c '^-- ' | grep -qx 2"
 kill "$demo_pid"; wait "$demo_pid" 2>/dev/null
 
@@ -108,9 +119,19 @@ p=$!; pids+=($p)
 check "the next program replaces the stale file" sh -c "for i in \$(seq 100); do '$skctl' -s '$tmp/stale.sock' list >/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1"
 kill "$p"; wait "$p" 2>/dev/null
 
+# ---- unmatched: the lines of STATICKEYS_FILE that name no key ------------
+printf 'shout = 1\nshuot = 1\n' >"$tmp/keys.conf"
+STATICKEYS_FILE=$tmp/keys.conf STATICKEYS_CONTROL=$tmp/file.sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
+p=$!; pids+=($p)
+check "a demo following a file with a typo" wait_socket "$tmp/file.sock"
+check "the demo warns with file and line" wait_for grep -q "STATICKEYS_FILE: $tmp/keys.conf:2: no key named \"shuot\"" "$tmp/err"
+check "skctl unmatched prints FILE:LINE: NAME" sh -c "'$skctl' -s '$tmp/file.sock' unmatched | grep -qx '$tmp/keys.conf:2: shuot'"
+check "skctl unmatched lists nothing more" test "$("$skctl" -s "$tmp/file.sock" unmatched | wc -l)" -eq 1
+kill "$p"; wait "$p" 2>/dev/null
+
 # ---- help and man page describe every command ---------------------------
 help=$("$skctl" --help)
-for c in list get enable disable set stats watch log; do
+for c in list get enable disable set stats watch log unmatched; do
 	check "--help describes $c" grep -Eq "^  $c( |$)" <<<"$help"
 	check "man page describes $c" grep -Eq "^\.B(I)? \"?$c" "$man"
 done

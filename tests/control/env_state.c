@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * env_state.c - STATICKEYS="name=1,other=0" applied before main and at
  * dlopen; bad text gives one warning per problem and never stops the

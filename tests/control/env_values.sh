@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # env_values.sh FLIPPER DEMO SKCTL - every STATICKEYS_* setting is read the
 # same way: a documented value is taken silently, any other value is named
 # in one warning (with the values it may be) and the default is used; and

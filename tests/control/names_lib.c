@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* names_lib.c - a linked library whose key also has sites in the program. */
 #include <statickeys.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * names_plugin.c - a dlopen'd plugin: its own key, and a key whose
  * identifier the program also uses (static in both, so they are two keys).

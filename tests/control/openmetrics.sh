@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # openmetrics.sh SKDEMO SKCTL CHECKER - `skctl stats --openmetrics`, for
 # one process and with --all for two, read by prometheus_client's
 # OpenMetrics parser (openmetrics_check.py, run with the system Python,

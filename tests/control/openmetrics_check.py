@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """openmetrics_check.py FILE PID... - FILE is `skctl stats --openmetrics`
 output; parse it with prometheus_client's OpenMetrics parser (which rejects
 anything the format forbids: a missing "# EOF", a family split in two,

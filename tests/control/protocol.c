@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * protocol.c - the request language, request by request (the fuzz targets
  * check that nothing breaks it; this checks that it means what it says).
@@ -47,6 +48,12 @@ static void test_verbs(void)
 		      arg_is(0, "a", true) && arg_is(1, "b", false) &&
 		      arg_is(2, "c", true) && arg_is(3, "d", false),
 	      "set with 1/0/on/off");
+	/* The one vocabulary (src/control/value.c): STATICKEYS's and
+	 * STATICKEYS_FILE's words, on the socket too. */
+	CHECK(parse("set a=yes b=no c=true d=false") == 0 &&
+		      arg_is(0, "a", true) && arg_is(1, "b", false) &&
+		      arg_is(2, "c", true) && arg_is(3, "d", false),
+	      "set with yes/no/true/false");
 }
 
 static void test_errors(void)
@@ -54,6 +61,7 @@ static void test_errors(void)
 	static const char *const bad[] = {
 		"frob", "List", "list x", "get", "get a b", "enable",
 		"enable a=1", "set", "set a", "set a=2", "set =1", "set a==1",
+		"set a=ON", "set a=y", "set a=", "set a=1x",
 		"get a\x01", "get \xc3\xa9",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * registry.c - names, look-up and snapshots across objects.
  *

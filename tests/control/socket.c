@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * socket.c - the control socket: where it lives and with which modes, what
  * it answers to bad requests, and that no client can stall the program.

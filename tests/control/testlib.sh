@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # testlib.sh - sourced by the control tests' shell scripts: checks counted
 # as the C tests count them, and waits that are deadlines (60 s), not
 # measurements.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # clang_selftest.sh CLANG CLANGXX SRCDIR LIBSTATICKEYS - build and run the
 # self-test matrix with clang (C11) and clang++ (C++17) against the library.
 set -eu

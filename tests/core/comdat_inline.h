@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // comdat_inline.h - a site in an inline function, emitted in two files.
 #include <statickeys.h>
 

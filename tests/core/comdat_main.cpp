@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // comdat_main.cpp - one site survives COMDAT folding, and it is patched.
 #include "comdat_inline.h"
 #include "../check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 #include "comdat_inline.h"
 
 bool comdat_site_from_other_file()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fork_flips.c - fork while other threads flip keys.
  *

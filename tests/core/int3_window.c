@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * int3_window.c - threads that reach a site while it is being rewritten.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* misuse_cases.c - wrong uses of the C API that must not compile, in C and
  * C++ (tests/compile_fail.sh; MISUSE=0 is the correct use). */
 //! 1|a branch on an int|_Generic|sk__key_traits|not a structure or union|non-class type

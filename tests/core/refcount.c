@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * refcount.c - the kernel's reference-count semantics and every error path.
  * Each block is one behaviour; the sites are checked after every call so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * refcount_race.c - concurrent inc/dec never lose a reference.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * selftest.c - the kernel's static-key self-test matrix (lib/test_static_keys.c):
  * true/false keys x likely/unlikely branches; some keys are inverted before

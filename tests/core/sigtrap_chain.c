@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * sigtrap_chain.c - the program's own SIGTRAP handling keeps working.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * torture.c - threads run thousands of sites while another flips their keys.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # cross.sh ARCH MODE SRC XBUILD CMAKE CTEST [QEMU [CMAKE_ARG...]]
 # A port, from an x86-64 host: cross-build the whole default tree with
 # cmake/toolchains/<triple>.cmake into XBUILD and run it under qemu-user 10+

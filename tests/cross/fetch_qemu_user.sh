@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # fetch_qemu_user.sh DEST - put qemu-user 10.x (Debian bookworm-backports)
 # under DEST/usr/bin without touching the machine's apt sources.
 #

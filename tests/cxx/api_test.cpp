@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // api_test.cpp - the C++ API (statickeys.hpp), with GoogleTest: compile-time
 // facts, branches, errors both ways, the RAII guard, batches, names, a
 // header-only inline key used from two files, a linked shared library and a

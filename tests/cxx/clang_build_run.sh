@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # clang_build_run.sh CLANGXX SRCDIR LIBSTATICKEYS - build the C++ API test
 # (program, shared library and plugin) with clang++ at -O2 and run it.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // keys.hpp - header-only keys, as a C++ library would define them: inline
 // variables in a namespace, a class's static member, and sites in inline
 // functions and templates.  Included by two files of the test program, by a

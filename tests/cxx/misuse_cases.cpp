@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* misuse_cases.cpp - wrong uses of statickeys.hpp that must not compile
  * (tests/compile_fail.sh; MISUSE=0 is the correct use). */
 //! 1|a non-key as the template argument|must be a statickeys::key_true or key_false

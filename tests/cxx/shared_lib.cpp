@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // shared_lib.cpp - a shared library the test program links, with its own
 // sites on the header-only key (and its own copy of the inline function and
 // templates).  Built again as a plugin the program loads with dlopen().

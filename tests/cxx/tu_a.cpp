@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // tu_a.cpp - the first file of the test program with sites on the keys.
 #include "keys.hpp"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // tu_b.cpp - the second file: the same templates and inline function (their
 // COMDAT copies are merged by the linker, site entries with them), one site
 // of its own.

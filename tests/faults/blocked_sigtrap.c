@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * blocked_sigtrap.c - a thread that blocks SIGTRAP where the runtime cannot
  * keep it deliverable, and runs the sites.

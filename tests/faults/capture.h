@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/faults/capture.h - what the runtime printed on stderr during a call.
  *

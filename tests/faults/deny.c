@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * deny.c - run a program in a hostile environment, set up for real.
  *

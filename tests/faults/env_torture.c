@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * env_torture.c - flips under reader threads, in whatever environment this
  * process was started in (see deny.c), checking what the runtime reports.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fork_exec.c - new processes made while keys are being flipped.
  *

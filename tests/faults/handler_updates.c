@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * handler_updates.c - updates from signal handlers however they were
  * installed, and after handlers left by a jump:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* The plugin of late_runtime.c: it links statickeys, its program does not. */
 #include <statickeys.h>
 

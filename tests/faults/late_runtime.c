@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * late_runtime.c - the runtime loaded late, by dlopen, after a thread
  * blocked every signal.

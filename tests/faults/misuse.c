@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * misuse.c - calls a program should not make, and what they return.
  *

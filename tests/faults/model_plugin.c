@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A plugin with its own key and sites, for thread_models.c's dlopen case:
  * loaded after the threads that run its sites blocked every signal. */
 #include <statickeys.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # sanitize.sh KIND SOURCE_DIR BUILD_DIR CMAKE CTEST C_COMPILER CXX_COMPILER TARGETS...
 #
 # Builds the runtime and the given test programs with a sanitizer, then runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/faults/seccomp_filter.h - real seccomp filters that take away what
  * the runtime relies on, built as raw BPF (no library needed).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * secure_env.c - a set-user-ID program ignores the STATICKEYS* environment.
  *

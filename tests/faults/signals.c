@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * signals.c - sites in signal handlers, and updates attempted from them.
  *

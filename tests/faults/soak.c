@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * soak.c - torture and churn for a long time, with race windows widened.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * thread_models.c - keys flip while threads that block every signal run
  * their sites, in each way a program can block them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * as_needed.c - linked with -Wl,--as-needed against the library, a program
  * that defines no keys and calls nothing of statickeys' API still has the

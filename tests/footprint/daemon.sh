@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # daemon.sh PROG SKCTL - daemons keep a working control socket under the
 # child's pid, and no way of ending leaves a socket behind.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * daemon_prog.c - a program that knows nothing of the control socket
  * (STATICKEYS_CONTROL=1 starts it) and leaves in one of several ways.

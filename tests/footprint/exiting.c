@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * exiting.c - a request that arrives while the program exits is answered
  * "exiting", never with a false "no key".

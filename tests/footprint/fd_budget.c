@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fd_budget.c - the library never holds more than its budget of
  * descriptors, whatever the number of threads and control clients.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * fds.h - counting this process's open descriptors without opening one.
  *

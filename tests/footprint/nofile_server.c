@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * nofile_server.c - a server that sizes RLIMIT_NOFILE to its connection
  * limit keeps every one of its connections while skctl flips its keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A program built against an installed statickeys. Exit 0 when a key flips
  * its site both ways. */
 #include <statickeys.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 // A C++ program built against an installed statickeys with both front ends:
 // statickeys.hpp and the kernel-style <statickeys/linux.h>.  Exit 0 when a
 // key of each flips its site both ways.

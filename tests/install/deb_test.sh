@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # deb_test.sh SRC_DIR - builds the Debian packages (cmake/packaging.cmake,
 # CPack), checks what each carries, installs them with apt-get, builds the
 # README's quick-start program with nothing but pkg-config, runs it, runs it
@@ -57,9 +58,29 @@ has libstatickeys-dev '^\./usr/lib/[^/]+/pkgconfig/statickeys\.pc$'
 has libstatickeys-dev '^\./usr/lib/[^/]+/cmake/statickeys/statickeysConfig\.cmake$'
 has statickeys-tools '^\./usr/bin/skctl$'
 has statickeys-tools '^\./usr/share/man/man1/skctl\.1'
+has statickeys-tools '^\./usr/bin/skdemo$'
+# The etcd sync is built with go (tools/CMakeLists.txt says when it is not).
+if grep -q 'statickeys-etcd-sync not built' "$tmp/conf.log"; then
+	echo "note: $(grep -o 'statickeys-etcd-sync not built.*' "$tmp/conf.log"): not in the package"
+else
+	has statickeys-tools '^\./usr/bin/statickeys-etcd-sync$'
+fi
+dpkg-deb -f "$tmp"/b/statickeys-tools_*.deb Depends Suggests | grep -q 'etcd-client' ||
+	fail "statickeys-tools ships statickeys-etcd-sync without Depends/Suggests on etcd-client"
+# Every package carries the machine-readable copyright file (DEP-5) where
+# Debian policy puts it, naming the license of each file it ships.
+for p in $pkgs; do
+	has $p "^\./usr/share/doc/$p/copyright\$"
+	dpkg-deb --fsys-tarfile "$tmp"/b/${p}_*.deb | tar -xO ./usr/share/doc/$p/copyright >"$tmp/copyright"
+	head -n1 "$tmp/copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
+		fail "$p: the copyright file is not in the DEP-5 format"
+	grep -qx 'License: MIT or Apache-2.0' "$tmp/copyright" && grep -qx 'License: MIT' "$tmp/copyright" &&
+		grep -qx 'License: Apache-2.0' "$tmp/copyright" ||
+		fail "$p: the copyright file lacks the license or its texts"
+done
 dpkg-deb -f "$tmp"/b/libstatickeys-dev_*.deb Depends | grep -q 'libstatickeys0 (= ' ||
 	fail "libstatickeys-dev does not depend on its libstatickeys0"
-ok "3 packages, each with its files (runtime + gdb script, development files, tools)"
+ok "3 packages, each with its files (runtime + gdb script, development files, tools) and its copyright file"
 
 # 3. Install them as a user would.
 trap remove EXIT
@@ -89,13 +110,14 @@ fi
 
 # 6. The tools, and find_package() with no hints.
 skctl --help >/dev/null || fail "skctl from statickeys-tools does not run"
+skdemo -n 2 -i 10 -t 1 | grep -q '^tick 1 greeting=1 ' || fail "skdemo from statickeys-tools does not run"
 mkdir cm && printf '%s\n' 'cmake_minimum_required(VERSION 3.16)' 'project(c C)' \
 	'find_package(statickeys REQUIRED)' 'add_executable(prog prog.c)' \
 	'target_link_libraries(prog PRIVATE statickeys::statickeys_static)' >cm/CMakeLists.txt
 cp prog.c cm/
 cmake -S cm -B cm/b >cm.log 2>&1 && cmake --build cm/b >>cm.log 2>&1 || { cat cm.log; fail "find_package"; }
 cm/b/prog || fail "the statically linked program failed"
-ok "skctl runs; find_package(statickeys) with no hints"
+ok "skctl and skdemo run; find_package(statickeys) with no hints"
 
 # 7. Removal leaves nothing behind.
 trap - EXIT

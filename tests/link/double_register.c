@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/link/double_register.c - one object registered through two handles
  * counts once.

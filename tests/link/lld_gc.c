@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/link/lld_gc.c - sites and key listings survive lld --gc-sections.
  *

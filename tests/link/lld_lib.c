@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* A shared library with its own key and sites, linked by lld with
  * --gc-sections like the program that loads it (see lld_gc.c). */
 #include <statickeys.h>

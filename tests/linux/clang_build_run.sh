@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # clang_build_run.sh CLANG CLANGXX SRCDIR LIBSTATICKEYS - build the
 # kernel-style code and its test with clang (C11) and clang++ (C++17), at
 # -O2 and -O0, and run them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cross.h - kernel-style keys that live in a shared library and have sites
  * in it, in the program and in a dlopen'd plugin (cross_*.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* cross_lib.c - the library that defines the keys, with its own sites. */
 #include "cross.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * cross_main.c - kernel-style keys across objects: keys defined in a shared
  * library (one embedded in a tracepoint struct, one zeroed, one typed), with

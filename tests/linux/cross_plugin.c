@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* cross_plugin.c - a plugin with sites on the library's keys. */
 #include "cross_site.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* cross_site.h - the same sites, compiled into the program and the plugin. */
 #include "cross.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * kernel_api.c - kernel-style code (kernel_style.c) on the statickeys
  * runtime: both kernel APIs, zeroed and embedded keys, reference counts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * kernel_program.c - a long-running program of kernel-style code for the
  * skctl end-to-end test (skctl_e2e.sh): a worker thread runs the sites and

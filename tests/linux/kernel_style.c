@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * kernel_style.c - code written as for the kernel, compiled unchanged
  * against <statickeys/linux.h> (as C, and as C++ by kernel_style_cxx.cpp).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * kernel_style.h - what the kernel-style code in kernel_style.c exports to
  * the test driver: its keys, and one function per site.

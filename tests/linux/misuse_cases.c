@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* misuse_cases.c - the kernel's type errors stay compile errors under
  * <statickeys/linux.h>, in C and C++ (tests/compile_fail.sh; MISUSE=0 is
  * the correct use). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # skctl_e2e.sh PROGRAM SKCTL - kernel-style keys seen and flipped from
 # outside: a program of kernel-style code (kernel_program.c) runs with a
 # control socket and a start-up state; skctl lists its keys by name, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/churn.c - plugins come and go while keys flip and threads
  * run sites in every object.

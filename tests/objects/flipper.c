@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/flipper.c - a plugin whose constructor turns exe_key_false
  * on and whose destructor turns it off again: key updates from inside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/index.c - the site index: sites read in place, indexed by
  * key at the first update, looked up in place by the trap handler.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/index_sites.h - many sites, written as the x86-64 site macro
  * writes them (statickeys/arch/x86_64.h), in assembly: a C file with 100,000

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/lib_a.c - libsko_a.so: a library that defines keys and
  * holds sites of its own keys and of the program's keys.

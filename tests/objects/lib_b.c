@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/lib_b.c - libsko_b.so: a library without keys of its own,
  * holding sites of the program's keys and of libsko_a's keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/plugin.c - a dlopen'd plugin: defines plugin_key and holds
  * sites of every key (the program's, libsko_a's and its own).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/plugin_ctor.c - a plugin constructor that runs sites.
  *

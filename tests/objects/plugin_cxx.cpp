@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/plugin_cxx.cpp - a C++ plugin whose static initialiser
  * (an ordinary constructor, run by dlopen) executes sites: it must see the

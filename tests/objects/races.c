@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/races.c - dlopen() and dlclose() while a batch is half done.
  *

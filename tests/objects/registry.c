@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/registry.c - what the object registry holds, looked at from
  * inside (linked with the runtime built for tests, which exposes the

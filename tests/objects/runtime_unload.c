@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/runtime_unload.c - a program that knows nothing of
  * statickeys loads a plugin that does, lets it flip a key, and unloads it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/standalone.c - a plugin that brings statickeys into a
  * program that does not use it: its own key, its own sites, and a call that

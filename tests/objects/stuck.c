@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/stuck.c - sites left trapped by a failed update are
  * forgotten when their plugin unloads.

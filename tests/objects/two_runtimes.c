@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/two_runtimes.c - the misuse "one runtime per process" warns
  * about: this program links the static library without exporting it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/unload_mark.c - a plugin with sites of exe_key_false whose
  * ordinary destructor tells the program that dlclose() has started running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/user.c - a plugin that holds sites of plugin_key but does
  * not define it: the dynamic linker binds it to the plugin_key of an

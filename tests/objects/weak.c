@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/objects/weak.c - a plugin with sites of a weak key that no object
  * defines: its GOT slot stays null, the runtime ignores those sites (with a

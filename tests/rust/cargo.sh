@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # tests/rust/cargo.sh STEP CARGO BUILD_DIR SOURCE_DIR [QEMU_DIR]
 #
 # Runs one step of the Rust workspace's checks (rust/) for ctest, with

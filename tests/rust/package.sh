@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # tests/rust/package.sh STEP CARGO BUILD_DIR SOURCE_DIR (run by cargo.sh)
 #
 #   package  `cargo package --workspace` with its verification builds, no
@@ -48,7 +49,7 @@ package_contents() { # the .crate's file list, checked against the sources
 		grep -qxF "c/$f" "$list" || { echo "missing from the package: $f"; missing=1; }
 	done
 	[ $missing = 0 ] || fail "statickeys-sys does not carry the sources it compiles"
-	grep -vE '^(c/src/.*\.[ch]|c/src/CMakeLists\.txt|c/include/.*\.h|build\.rs|src/.*\.rs|Cargo\.(toml|toml\.orig|lock)|\.cargo_vcs_info\.json)$' "$list" &&
+	grep -vE '^(c/src/.*\.[ch]|c/src/CMakeLists\.txt|c/include/.*\.h|build\.rs|src/.*\.rs|Cargo\.(toml|toml\.orig|lock)|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)$' "$list" &&
 		fail "statickeys-sys packs files it does not use"
 	echo "statickeys-sys: $(grep -c '^c/' "$list") C sources and headers packed, every one src/CMakeLists.txt names"
 }
@@ -57,18 +58,36 @@ case $step in
 package)
 	mkdir "$tmp/no-pc"
 	export PKG_CONFIG_LIBDIR=$tmp/no-pc # no installed runtime in sight
-	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty) 2>&1 | grep -vE '^\s+(Compiling|Packaging|Verifying|Packaged|Finished|Updating|Locking|Adding)' || true
+	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty) >"$tmp/package.log" 2>&1 || true
+	grep -vE '^\s+(Compiling|Packaging|Verifying|Packaged|Finished|Updating|Locking|Adding)' "$tmp/package.log" || true
+	# A manifest without documentation, homepage, repository or license is
+	# what cargo warns about (crates.io shows them on the crate's page); the
+	# published crates only (the tests' crates are publish = false).
+	(cd "$src/rust" && "$cargo" package --allow-dirty --list -p statickeys-sys -p statickeys) \
+		>"$tmp/list.log" 2>&1 || { cat "$tmp/list.log"; fail "cargo package --list"; }
+	grep -E '^warning: manifest' "$tmp/list.log" && fail "cargo package warns about the manifests"
 	pkgdir=$CARGO_TARGET_DIR/package
 	for c in statickeys-sys statickeys; do
 		[ -f "$pkgdir/$c-0.1.0.crate" ] || fail "cargo package did not produce $c-0.1.0.crate"
 		tar -xzf "$pkgdir/$c-0.1.0.crate" -C "$tmp"
+		# The license the manifest declares, its two texts as files (not
+		# links), and where the documentation and sources are.
+		for f in LICENSE-MIT LICENSE-APACHE; do
+			[ -f "$tmp/$c-0.1.0/$f" ] && [ ! -L "$tmp/$c-0.1.0/$f" ] &&
+				cmp -s "$tmp/$c-0.1.0/$f" "$src/$f" || fail "$c-0.1.0.crate lacks $f"
+		done
+		for k in 'license = "MIT OR Apache-2.0"' 'documentation = "https://docs.rs/'"$c"'"' \
+			'homepage = "https://' 'repository = "https://'; do
+			grep -qF "$k" "$tmp/$c-0.1.0/Cargo.toml" || fail "$c-0.1.0.crate: Cargo.toml lacks $k"
+		done
 	done
+	echo "both crates carry LICENSE-MIT, LICENSE-APACHE, documentation, homepage and repository"
 	package_contents "$pkgdir/statickeys-sys-0.1.0.crate"
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" test -q
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q
 	grep -q 'cargo:build=bundled' "$ctarget"/debug/build/statickeys-sys-*/output ||
 		fail "the consumer did not build the bundled runtime"
-	echo "3 passed, 0 failed"
+	echo "4 passed, 0 failed"
 	;;
 prefix)
 	prefix=$tmp/opt/statickeys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * nowrap.c - a fully static program linked without the runtime's wrap
  * options: it starts, its first update is refused with -ENOTSUP and a

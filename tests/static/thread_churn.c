@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * thread_churn.c - updates while another thread creates and joins threads
  * without pause.  musl blocks every application signal, SIGTRAP included,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # variant.sh VARIANT SRC BUILD CMAKE CTEST
 # The tests that apply to static programs and to musl, in a sub-build BUILD
 # of the tree, built once:

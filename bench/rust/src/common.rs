@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared by src/bin/ours.rs and src/bin/theirs.rs: each first brings `sk`
 // (the crate under test) and the macros `on!(KEY)` / `off!(KEY)` into scope.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/aarch64.h - the aarch64 site: one 4-byte instruction.
  *

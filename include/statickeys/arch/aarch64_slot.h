@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/aarch64_slot.h - the aarch64 site for kernel-style keys.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/generic.h - the portable fallback: an atomic load and test.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/i386.h - the 32-bit x86 (i686) site: one 5-byte instruction.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/i386_slot.h - the i686 site for kernel-style keys.
  *

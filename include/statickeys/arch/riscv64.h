@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/riscv64.h - the riscv64 site: one 4-byte instruction.
  *

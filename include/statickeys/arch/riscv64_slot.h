@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/riscv64_slot.h - the riscv64 site for kernel-style keys.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/x86_64.h - the x86-64 site: one 5-byte instruction.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/x86_64_slot.h - the x86-64 site for kernel-style keys.
  *

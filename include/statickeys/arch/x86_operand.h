@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/arch/x86_operand.h - what the x86 site macros (x86_64.h,
  * i386.h and their _slot.h forms) share: the site instruction and how a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Raw FFI declarations for the statickeys C runtime (`libstatickeys`).
 //!
 //! Use the `statickeys` crate instead: it defines keys and sites with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Linux kernel static keys for multi-threaded Rust programs.
 //!
 //! A branch guarded by a static key costs one 5-byte no-op while the key is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Registers the sites and keys of the object this crate is linked into.
 //!
 //! Like the C header's constructor (statickeys/object.h): a priority-101

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Every direction of every site kind, through enable/disable/inc/dec.
 use statickeys::{
     define_static_key_false, define_static_key_true, static_branch_likely, static_branch_unlikely,

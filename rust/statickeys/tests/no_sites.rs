@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A program that links the crate but has no site and no key of its own
 //! still links (the crate emits empty, retained sk_sites / sk_keys sections,
 //! so __start_sk_sites exists) and runs.

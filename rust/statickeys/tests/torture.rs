@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Threads run sites while another thread flips their keys.
 //!
 //! 4 keys (2 start on, 2 off) with 64 sites each (32 likely, 32 unlikely).

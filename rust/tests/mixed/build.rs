@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Compiles the C half of the mixed test with the C headers the runtime
 //! came with (bundled or installed).
 fn main() {

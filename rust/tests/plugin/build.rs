@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Builds the C host program (c/host.c) that loads this cdylib, linked with
 //! the same runtime build as the plugin: the installed shared library
 //! (system) or the bundled static one, whole and exported (bundled).

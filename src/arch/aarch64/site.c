@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/aarch64/site.c - aarch64 sites: NOP (d503201f) or B imm26.
  *

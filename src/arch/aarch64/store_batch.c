@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/aarch64/store_batch.c - one batch of site changes without a trap,
  * and the rest of the contract an architecture without traps fulfils.

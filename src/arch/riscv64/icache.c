@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/riscv64/icache.c - after a batch's stores, make every hart that
  * runs our threads fetch the new instructions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/riscv64/site.c - riscv64 sites: NOP (00000013) or JAL x0, imm20.
  *

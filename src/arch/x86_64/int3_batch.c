@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/int3_batch.c - the int3 protocol over one batch of site changes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/sigmask.c - keep SIGTRAP deliverable in every thread.
  *

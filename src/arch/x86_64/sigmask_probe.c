@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/sigmask_probe.c - are sigmask.c's wrappers in effect, and
  * what STATICKEYS_KEEP_SIGTRAP asks of them.

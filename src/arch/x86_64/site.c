@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/site.c - x86-64 sites: NOP5 (0f 1f 44 00 00) or JMP rel32.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/threads_check.c - may this update run, given the state of
  * our threads?

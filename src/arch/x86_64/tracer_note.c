@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tracer_note.c - tell a person debugging the program how to make the
  * library's traps invisible.
@@ -10,12 +11,17 @@
  * library, it does not, and the stop would look like a bug of the program.
  * So at an update under a tracer (TracerPid in /proc/self/status) without
  * the script, say once on stderr what to do.  The script announces itself
- * by setting sk__debugger_script.
+ * by setting sk__debugger_script.  The hint names the script beside the
+ * library as loaded, so that a tree installed with `cmake --install
+ * --prefix P` (or moved) is told P's script, not the configured prefix's.
  */
+#include <limits.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch/x86_64/x86_64.h"
 #include "os/os.h"
@@ -28,6 +34,59 @@ SK_API volatile int sk__debugger_script;
 #else
 #define SCRIPT_HINT "source statickeys-gdb.py (src/ of the statickeys sources)"
 #endif
+
+#if defined(SK_GDB_SCRIPT_NAME) && defined(SK_INSTALL_LIBDIR) && \
+	defined(SK_INSTALL_DATADIR)
+#define SK_SCRIPT_BESIDE_LIBRARY 1
+/* The file mapped at @addr, from /proc/self/maps: dladdr() would take the
+ * dynamic linker's lock, which a thread in dlopen() holds while it waits
+ * for the patch lock this thread holds. */
+static bool mapped_file(const void *addr, char *out, size_t size)
+{
+	char line[PATH_MAX + 128];
+	unsigned long lo, hi, a = (unsigned long)(uintptr_t)addr;
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= a && a < hi &&
+		    path) {
+			path[strcspn(path, "\n")] = '\0';
+			found = (size_t)snprintf(out, size, "%s", path) < size;
+		}
+	}
+	fclose(f);
+	return found;
+}
+#endif
+
+/* "source SCRIPT": the script installed for the library this code is in,
+ * PREFIX/DATADIR/gdb/auto-load/PREFIX/LIBDIR/NAME where the library is
+ * PREFIX/LIBDIR/libstatickeys.so...; else the configured path. */
+static const char *script_hint(char *buf, size_t size)
+{
+#ifdef SK_SCRIPT_BESIDE_LIBRARY
+	char lib[PATH_MAX];
+	const size_t llen = strlen(SK_INSTALL_LIBDIR);
+
+	if (mapped_file((const void *)(uintptr_t)sk__tracer_note, lib, sizeof(lib))) {
+		size_t dlen = (size_t)(strrchr(lib, '/') - lib);
+		if (dlen > llen && lib[dlen - llen - 1] == '/' &&
+		    memcmp(lib + dlen - llen, SK_INSTALL_LIBDIR, llen) == 0 &&
+		    (size_t)snprintf(buf, size, "source %.*s/%s/gdb/auto-load"
+				     "%.*s/%s", (int)(dlen - llen - 1), lib,
+				     SK_INSTALL_DATADIR, (int)dlen, lib,
+				     SK_GDB_SCRIPT_NAME) < size &&
+		    access(buf + strlen("source "), R_OK) == 0)
+			return buf;
+	}
+#endif
+	(void)buf, (void)size;
+	return SCRIPT_HINT;
+}
 
 /* The tracer's pid, or 0; and its command name into @comm. */
 static long tracer_pid(char *comm, size_t size)
@@ -60,7 +119,7 @@ void sk__tracer_note(void)
 	static atomic_bool said;
 	static _Atomic long last_check;
 	struct timespec now;
-	char comm[32];
+	char comm[32], hint[2 * PATH_MAX];
 
 	if (atomic_load(&said) || sk__debugger_script)
 		return;
@@ -76,5 +135,5 @@ void sk__tracer_note(void)
 		 "statickeys gdb script, a thread meeting a site while a key "
 		 "changes stops with SIGTRAP; resume it with `signal SIGTRAP` "
 		 "(not `continue`), or load the script: %s (README, "
-		 "\"Debuggers\")", comm, pid, SCRIPT_HINT);
+		 "\"Debuggers\")", comm, pid, script_hint(hint, sizeof(hint)));
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/trap.c - the SIGTRAP handler that resumes threads caught
  * mid-update.

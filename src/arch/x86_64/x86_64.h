@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/x86_64.h - what the x86-64 files share among themselves:
  * the int3 protocol (int3_batch.c) and its trap handler (trap.c), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Rust benchmark against this repository's `statickeys` crate.
 use statickeys as sk;
 macro_rules! on {

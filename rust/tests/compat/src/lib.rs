@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Code written for `static-keys` 0.8, unchanged: src/bin/usage.rs is its
 //! examples/usage.rs, src/bin/readme.rs its README's snippets put together
 //! (with stand-ins for the README's placeholders), tests/basic.rs its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // static-keys 0.8.2 tests/basic.rs, unchanged (c) Evian-Zhang, MIT OR Apache-2.0.
 //! This test is designed to be run in single thread. Always pass `--test-threads=1`!
 

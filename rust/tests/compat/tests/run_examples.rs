@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Runs the unchanged static-keys programs and checks what they print.
 use std::process::Command;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * The C half of a process mixing C and Rust: keys defined here are tested
  * from Rust, keys defined in Rust (#[no_mangle]) are tested here.

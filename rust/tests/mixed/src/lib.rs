@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The C half of the mixed test lives in c/mixed.c; this crate only links
 //! it.  See tests/mixed.rs.
 use core::ffi::c_int;

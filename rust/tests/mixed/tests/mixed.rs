@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! C keys in Rust sites, Rust keys in C sites, all in one process and one
 //! runtime: flips from either language reach both languages' sites, a
 //! commit of a C and a Rust key is one batch, and the object's tables,

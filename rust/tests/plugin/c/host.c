@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * A C program that loads a Rust cdylib plugin (Rust sites and C sites of
  * its Rust key, so two registration constructors for one object), flips

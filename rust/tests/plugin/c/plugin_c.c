@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * C sites inside the Rust plugin: the plugin object then has two
  * registration constructors (the C header's and the Rust crate's) over one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A plugin written in Rust, loaded and unloaded by a C program
 //! (c/host.c).  Its own key has sites here; with the system runtime (one
 //! runtime shared with the host) it also has sites of the host's key.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Runs the C host program (c/host.c, built by build.rs) on this package's
 //! cdylib: load, flip while a thread runs its sites, unload, three times.
 use std::path::PathBuf;

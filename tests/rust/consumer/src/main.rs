@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Four threads run a site while the main thread flips its key 200 times;
 //! after the last flip every thread sees the key off.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The static-keys 0.8.2 README's "Usage" snippets ((c) Evian-Zhang, MIT OR Apache-2.0), in the order they
 // appear; only the placeholders they leave to the reader are filled in
 // (CommandlineArgs, do_something, do_common_routines, the loop bound).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // static-keys 0.8.2 examples/usage.rs, unchanged (c) Evian-Zhang, MIT OR Apache-2.0.
 use static_keys::{define_static_key_false, static_branch_unlikely};
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/futex.c - what the patch lock asks of the OS: the caller's thread
  * id, and waiting for a word to change.

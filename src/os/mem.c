@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/mem.c - memory and sorting for the update path, safe in a signal
  * handler.

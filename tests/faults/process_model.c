@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * process_model.c - what PostgreSQL <= 15's postmaster does inside signal
  * handlers, and the rest of "fork and exit from anywhere":

@@ -20,7 +20,11 @@ enum {
 	SKCTL_EXITING = 5,     /* the program is exiting */
 	SKCTL_SOME = 6,        /* --all: some processes failed, some did not */
 	SKCTL_NONE = 7,        /* --all: every process failed */
+	SKCTL_TIMEOUT = 8,     /* no reply within --timeout */
 };
+
+/* --timeout's default: a request waits at most this long for its reply. */
+#define SKCTL_DEFAULT_TIMEOUT_MS 5000
 
 struct options {
 	const char *pid;
@@ -35,9 +39,13 @@ struct options {
 
 /* skctl.c: "skctl", or "skctl: pid N (COMM)" while --all talks to N. */
 extern const char *skctl_who;
+/* skctl.c: how long a request waits for its reply (--timeout), in ms. */
+extern int skctl_timeout_ms;
+/* skctl.c: the pid that sent the last reply (the kernel's word), or 0. */
+extern int skctl_server_pid;
 /* skctl.c: the socket of process @pid (the rule the library uses). */
 int find_socket(const char *pid, char *out, size_t len);
-/* skctl.c: a connected socket, or -errno. */
+/* skctl.c: a datagram socket connected to @path, or -errno. */
 int connect_to(const char *path);
 /* skctl.c: send @request, read and parse its reply.  Return an exit code;
  * *@out is the parsed reply when it is 0 or SKCTL_REFUSED, *@raw its text.

@@ -149,14 +149,6 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n);
  * being unloaded; returns once no handler can still be reading them. */
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 
-/* sk__arch_descriptor_release - under the patch lock, before the runtime
- * opens a descriptor for a moment (a thread's stat file, an object's file
- * for a message, /proc/self/status, an audited client's /proc/PID/comm):
- * close the one the backend keeps between updates (x86: /proc/self/task),
- * which shares that place in the library's descriptor budget; the backend
- * opens it again when needed. */
-void sk__arch_descriptor_release(void);
-
 /* sk__arch_unwinder - the compiler's unwinder (_Unwind_Backtrace and
  * _Unwind_GetIPInfo in *@backtrace and *@ip_info, NULL if unavailable), for
  * core/lock.c's signal-frame walk where the program's handlers are not

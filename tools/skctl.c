@@ -37,7 +37,7 @@ static long long now_ms(void)
 const char *skctl_who = "skctl";
 
 static const char usage_text[] =
-	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] COMMAND "
+	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] [-t SECS] COMMAND "
 	"[ARGS]\n"
 	"\n"
 	"Commands:\n"

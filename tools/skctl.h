@@ -71,7 +71,7 @@ struct om_process {
 };
 
 /* om_fetch - ask the process on @fd for `list` and `stats` (its pid from
- * SO_PEERCRED).  Return an exit code; on 0, free with om_free(). */
+ * the credentials on its reply).  Return an exit code; on 0, free with om_free(). */
 int om_fetch(int fd, struct om_process *p);
 void om_free(struct om_process *p);
 /* om_print - the OpenMetrics text of @n processes, "# EOF" included. */

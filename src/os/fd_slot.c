@@ -17,6 +17,15 @@
  *     object's file (a message naming a site), /proc/self/status (the
  *     tracer note), an audited client's /proc/PID/comm, STATICKEYS_FILE.
  *
+ * At start-up the place is taken by a stand-in, an eventfd: ~4 us in a new
+ * process, where the first open of /proc/self/mem costs ~15 us (the kernel
+ * builds the process's /proc entries and checks ptrace access; measured in
+ * exec'd processes, the floor of an empty system call subtracted), more
+ * than the whole margin left under the start-up goal for 1,000 sites
+ * (docs/benchmark-results.md: 0.04 ms of 0.05).  The first update closes
+ * the stand-in and opens /proc/self/mem in its place: the count does not
+ * change.
+ *
  * Lending the place closes /proc/self/mem first, so the caller's open()
  * gets a number the library had given back an instant before; the caller
  * opens one file at a time and closes it; the place is taken back by
@@ -28,10 +37,10 @@
  * (~3 us, README), paid only by updates that lent the place (a scan of new
  * threads, the once-a-second tracer check, a message, an audit line).
  *
- * The descriptor is opened read-write even when STATICKEYS_WRITER=mprotect
- * (writing by mprotect needs none) so that the place is the same in every
- * configuration.  Without /proc, "/" is held instead (O_PATH: it reads
- * nothing), so that the other files still have their place.
+ * With STATICKEYS_WRITER=mprotect /proc/self/mem is opened all the same
+ * (writing by mprotect needs none), so that the place is the same in every
+ * configuration.  Without /proc (or where it may not be opened) the stand-in
+ * stays, so that the other files still have their place.
  *
  * A program that closes every descriptor it did not open (daemons do) and
  * gets our number back for something of its own keeps it: the number is
@@ -44,6 +53,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,15 +110,31 @@ static bool slot_ours(void)
 	       st.st_dev == slot_dev && st.st_ino == slot_ino;
 }
 
-/* Open /proc/self/mem (or the placeholder); the lowest free number. */
-static int slot_open(void)
+static bool mem_unavailable; /* no /proc, or refused: keep the stand-in */
+
+/* The stand-in: an eventfd, which names nothing and needs no path lookup
+ * (~4 us in a new process; "/" opened O_PATH where there is no eventfd). */
+static int stand_in_open(void)
+{
+	int fd = eventfd(0, EFD_CLOEXEC);
+
+	return fd >= 0 ? fd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Open /proc/self/mem (or the stand-in without it); the lowest free
+ * number.  Return: the descriptor or -errno. */
+static int slot_open(bool mem)
 {
 	struct stat st;
-	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	int fd = mem && !mem_unavailable
+			 ? open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
 
+	if (mem && !mem_unavailable && fd < 0 && errno != EMFILE &&
+	    errno != ENFILE)
+		mem_unavailable = true;
 	slot_is_mem = fd >= 0;
-	if (fd < 0 && errno != EMFILE && errno != ENFILE)
-		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (!mem || mem_unavailable))
+		fd = stand_in_open();
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0) {
@@ -121,12 +147,19 @@ static int slot_open(void)
 	return fd;
 }
 
-/* Take the place back if it was lent (the holder's business). */
+/* Make the place /proc/self/mem: reopen it if it was lent, or put it in
+ * the stand-in's place (closed first: never two). */
 static void slot_restore(void)
 {
-	if (!slot_lent)
+	if (slot_is_mem && !slot_lent)
 		return;
-	int fd = slot_open();
+	if (!slot_lent && (mem_unavailable || slot_fd < 0))
+		return; /* nothing held (start-up failed), or no /proc */
+	if (!slot_lent && slot_ours())
+		close(slot_fd);
+	slot_fd = -1;
+	slot_lent = true;
+	int fd = slot_open(true);
 	if (fd < 0)
 		return; /* table full: the next user tries again */
 	slot_fd = fd;
@@ -161,7 +194,7 @@ int sk__fdslot_init(void)
 	if (slot_fd >= 0)
 		return 0;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	int fd = slot_open();
+	int fd = slot_open(false);
 	if (fd < 0)
 		return fd;
 	slot_fd = fd;
@@ -224,9 +257,11 @@ void sk__fdslot_after_fork_child(void)
 	}
 	/* The child has one thread: closing first and reopening onto the
 	 * same number never holds two, even in a full table. */
+	if (!slot_is_mem)
+		return; /* the stand-in names no process: keep it */
 	int old = slot_fd;
 	close(old);
-	int fd = slot_open();
+	int fd = slot_open(true);
 	if (fd >= 0 && fd != old) {
 		if (dup3(fd, old, O_CLOEXEC) == old) {
 			close(fd);

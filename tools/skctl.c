@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,17 +28,26 @@
 
 #define MAX_REPLY (64u << 20)
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 const char *skctl_who = "skctl";
 
 static const char usage_text[] =
-	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] COMMAND "
+	"usage: skctl [-p PID | -s SOCKET | -a [--comm NAME]] [--json] [-t SECS] COMMAND "
 	"[ARGS]\n"
 	"\n"
 	"Commands:\n"
 	"  list                 every key: state, default, count, sites, "
 	"description\n"
 	"  get NAME             one key in detail\n"
-	"  enable NAME...       turn keys on (one multi-key commit)\n"
+	"  enable NAME...       turn keys on (one multi-key commit, at most\n"
+	"                       128 keys)\n"
 	"  disable NAME...      turn keys off (one multi-key commit)\n"
 	"  set NAME=VALUE...    set each key's state (one multi-key commit);\n"
 	"                       VALUE: 0/1, off/on, false/true, no/yes\n"
@@ -57,6 +68,7 @@ static const char usage_text[] =
 	"  -j, --json           print the replies as JSON, one per line\n"
 	"  -i, --interval SECS  time between watch rounds (default 1)\n"
 	"  -n, --count N        stop watch after N rounds (default: never)\n"
+	"  -t, --timeout SECS   wait at most SECS for each reply (default 5)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"NAME is a key's name as `list` shows it; FILE:NAME picks the key\n"
@@ -66,7 +78,8 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 done; 1 the program refused the request (nothing\n"
 	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
-	"4 the reply was not understood; 5 the program is exiting.  With --all:\n"
+	"4 the reply was not understood; 5 the program is exiting; 8 no reply\n"
+	"within the timeout (a stopped or busy process).  With --all:\n"
 	"0 every process did it; 6 some did, some did not; 7 none did; 3 no\n"
 	"process to talk to.\n";
 
@@ -115,106 +128,179 @@ int find_socket(const char *pid, char *out, size_t len)
 
 /* ---- talking -------------------------------------------------------------- */
 
-/* The server must run as our uid (root may talk to anyone): an abstract
- * name can be bound by any user, so we ask the kernel who is serving it. */
-static int check_server(int fd, const char *path)
-{
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
+/* How long a request may wait for its reply (--timeout), in ms. */
+int skctl_timeout_ms = SKCTL_DEFAULT_TIMEOUT_MS;
+/* Who served the last reply (its SCM_CREDENTIALS), 0 before one. */
+int skctl_server_pid;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0)
-		return -errno;
-	if (cred.uid == geteuid() || geteuid() == 0)
+/* The server must run as our uid (root may talk to anyone): an abstract
+ * name can be bound by any user, so the kernel's word on who sent the
+ * reply is asked (SCM_CREDENTIALS) before the reply is believed. */
+static int check_server(const struct ucred *cred, const char *path)
+{
+	if (cred->uid == geteuid() || geteuid() == 0)
 		return 0;
 	fprintf(stderr, "%s: %s is served by uid %u, not by you (uid %u); "
-		"not talking to it\n", skctl_who, path, (unsigned)cred.uid,
+		"not talking to it\n", skctl_who, path, (unsigned)cred->uid,
 		(unsigned)geteuid());
 	return -EPERM;
 }
 
-/* "@name" is a name in the abstract namespace (no trailing NUL). */
+static const char *server_path; /* for check_server()'s message */
+
+/* A datagram socket with an address of its own (autobind: the server
+ * sends the reply there), connected to @path, so that only the server's
+ * datagrams arrive.  "@name" is a name in the abstract namespace (no
+ * trailing NUL). */
 int connect_to(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	size_t n = strlen(path);
+	int on = 1;
+
 	if (n >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int r = bind(fd, (struct sockaddr *)&addr, sizeof(sa_family_t)) ||
+			setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on,
+				   sizeof(on)) ? -errno : 0;
 	memcpy(addr.sun_path, path, n);
 	if (path[0] == '@')
 		addr.sun_path[0] = '\0';
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
 				    n + (path[0] != '@'));
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	int r = connect(fd, (struct sockaddr *)&addr, len) != 0 ? -errno
-		: check_server(fd, path);
+	if (r == 0 && connect(fd, (struct sockaddr *)&addr, len) != 0)
+		r = -errno;
 	if (r) {
 		close(fd);
 		return r;
 	}
+	server_path = path;
 	return fd;
 }
 
-static int send_all(int fd, const char *s, size_t n)
+/* One datagram appended to @buf (at *@n of @cap); its sender's
+ * credentials into @cred.  Return: bytes, or -errno (-ETIMEDOUT once
+ * @deadline, CLOCK_MONOTONIC ms, has passed). */
+static ssize_t recv_part(int fd, char *buf, size_t room, struct ucred *cred,
+			 bool *have_cred, long long deadline)
 {
-	while (n) {
-		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { buf, room };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = control.b,
+			    .msg_controllen = sizeof(control) };
+
+	for (;;) {
+		long long left = deadline - now_ms();
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (left <= 0)
+			return -ETIMEDOUT;
+		int k = poll(&p, 1, (int)(left > INT_MAX ? INT_MAX : left));
+		if (k < 0 && errno != EINTR)
 			return -errno;
-		s += w;
-		n -= (size_t)w;
+		if (k <= 0)
+			continue;
+		ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			return -errno;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c;
+		     c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SCM_CREDENTIALS) {
+				memcpy(cred, CMSG_DATA(c), sizeof(*cred));
+				*have_cred = true;
+			}
+		return r;
 	}
-	return 0;
 }
 
-/* One reply line (without its newline), or NULL if the peer hung up. */
-static char *read_line(int fd)
+/* One reply line (without its newline) into *@line: the datagrams up to
+ * the one that ends with '\n'.  Return: 0 or -errno. */
+static int read_reply(int fd, char **line)
 {
-	size_t cap = 4096, n = 0;
+	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
+	long long deadline = now_ms() + skctl_timeout_ms;
+	struct ucred cred;
+	bool have_cred = false;
+	int r = 0;
 
-	while (buf) {
-		char *nl = memchr(buf, '\n', n);
-		if (nl) {
-			*nl = '\0';
-			return buf;
-		}
-		if (n + 1 >= cap) {
+	while (buf && r == 0) {
+		if (n && buf[n - 1] == '\n')
+			break;
+		if (cap - n < 65536) {
 			char *b = cap < MAX_REPLY ? realloc(buf, cap * 2) : NULL;
-			if (!b)
+			if (!b) {
+				r = -EMSGSIZE;
 				break;
+			}
 			buf = b;
 			cap *= 2;
 		}
-		ssize_t r = recv(fd, buf + n, cap - n - 1, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
+		ssize_t k = recv_part(fd, buf + n, cap - n - 1, &cred,
+				      &have_cred, deadline);
+		r = k < 0 ? (int)k
+		    : !have_cred ? -EPROTO
+				 : check_server(&cred, server_path);
+		n += k > 0 ? (size_t)k : 0;
 	}
-	free(buf);
-	return NULL;
+	if (r || !buf) {
+		free(buf);
+		return r ? r : -ENOMEM;
+	}
+	skctl_server_pid = (int)cred.pid;
+	buf[n - 1] = '\0';
+	*line = buf;
+	return 0;
+}
+
+/* Why the reply did not come, in the words of the case. */
+static int no_reply(int err)
+{
+	if (err == -ETIMEDOUT)
+		fprintf(stderr, "%s: no reply from %s within %g s (is the "
+			"process stopped, or busy?  --timeout SECS waits "
+			"longer)\n", skctl_who, server_path,
+			skctl_timeout_ms / 1000.0);
+	else if (err == -ECONNREFUSED)
+		fprintf(stderr, "%s: the process stopped serving %s\n",
+			skctl_who, server_path);
+	else if (err != -EPERM) /* check_server() said why */
+		fprintf(stderr, "%s: no reply from %s: %s\n", skctl_who,
+			server_path, strerror(-err));
+	return err == -ETIMEDOUT ? SKCTL_TIMEOUT
+	       : err == -EPROTO  ? SKCTL_PROTOCOL
+				 : SKCTL_UNREACHABLE;
 }
 
 /* Send @request and parse its reply (skctl.h). */
 int transact(int fd, const char *request, struct json **out, char **raw)
 {
 	char *line = NULL;
+	size_t len = strlen(request);
 
 	*out = NULL;
 	*raw = NULL;
-	/* A refused client may find the connection closed before it sends:
-	 * the reason is still waiting to be read. */
-	(void)send_all(fd, request, strlen(request));
-	if (!(line = read_line(fd))) {
-		fprintf(stderr, "%s: the process closed the connection\n",
-			skctl_who);
-		return SKCTL_UNREACHABLE;
+	if (len > SK_CONTROL_MAX_REQUEST) {
+		fprintf(stderr, "%s: the request is %zu bytes; a program takes "
+			"at most %d bytes in one request: name fewer keys at "
+			"once\n", skctl_who, len, SK_CONTROL_MAX_REQUEST);
+		return SKCTL_USAGE;
 	}
+	/* One datagram, one request: sent whole or not at all. */
+	if (send(fd, request, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return no_reply(-errno);
+	int r = read_reply(fd, &line);
+	if (r)
+		return no_reply(r);
 	*raw = line;
 	*out = json_parse(line);
 	if (!*out) {
@@ -230,6 +316,7 @@ int transact(int fd, const char *request, struct json **out, char **raw)
 		 * longer turns clients away as busy, they wait their turn. */
 		return err == ESHUTDOWN ? SKCTL_EXITING
 		       : err == EACCES  ? SKCTL_UNREACHABLE
+		       : err == E2BIG   ? SKCTL_USAGE
 					: SKCTL_REFUSED;
 	}
 	return SKCTL_OK;
@@ -291,8 +378,21 @@ static int run_once(int fd, const struct options *o, const char *verb,
 /* Why connect_to(@path) failed with @err, in the words of the case. */
 static void unreachable(const struct options *o, const char *path, int err)
 {
+	struct stat st;
+
 	if (err == -EPERM)
 		return; /* check_server() said why */
+	if (path[0] != '@' && stat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "skctl: %s is not a socket (%s)\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "a file");
+		return;
+	}
+	if (err == -EPROTOTYPE) {
+		fprintf(stderr, "skctl: %s is not a statickeys control socket "
+			"(a stream socket; statickeys serves datagrams)\n",
+			path);
+		return;
+	}
 	if (o->pid && (err == -ECONNREFUSED || err == -ENOENT))
 		fprintf(stderr, "skctl: process %s has no control socket (is it "
 			"running, and was it started with STATICKEYS_CONTROL=1 "
@@ -390,8 +490,14 @@ static int check_command(const char *cmd, char **args, int nargs)
 		if (nargs >= commands[i].min_args &&
 		    nargs <= commands[i].max_args)
 			return strcmp(cmd, "set") ? 0 : check_set_args(args, nargs);
-		fprintf(stderr, "skctl: wrong number of arguments for '%s' "
-			"(see skctl --help)\n", cmd);
+		if (commands[i].max_args > 1 && nargs > commands[i].max_args)
+			fprintf(stderr, "skctl: %d keys named; '%s' takes at "
+				"most %d in one request (one commit): run skctl "
+				"again for the others\n", nargs, cmd,
+				commands[i].max_args);
+		else
+			fprintf(stderr, "skctl: wrong number of arguments for "
+				"'%s' (see skctl --help)\n", cmd);
 		return SKCTL_USAGE;
 	}
 	fprintf(stderr, "skctl: unknown command '%s' (see skctl --help)\n", cmd);
@@ -406,6 +512,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "json", no_argument, 0, 'j' },
 		{ "interval", required_argument, 0, 'i' },
 		{ "count", required_argument, 0, 'n' },
+		{ "timeout", required_argument, 0, 't' },
 		{ "all", no_argument, 0, 'a' },
 		{ "comm", required_argument, 0, 'C' },
 		{ "openmetrics", no_argument, 0, 'O' },
@@ -413,15 +520,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ 0, 0, 0, 0 },
 	};
 	int c;
+	double timeout = SKCTL_DEFAULT_TIMEOUT_MS / 1000.0;
 
 	/* Options may follow the command; key names never start with '-'. */
-	while ((c = getopt_long(argc, argv, "p:s:ji:n:haC:O", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:ji:n:t:haC:O", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': o->pid = optarg; break;
 		case 's': o->socket = optarg; break;
 		case 'j': o->json = true; break;
 		case 'i': o->interval = atof(optarg); break;
 		case 'n': o->count = atol(optarg); break;
+		case 't': timeout = atof(optarg); break;
 		case 'a': o->all = true; break;
 		case 'C': o->comm = optarg; break;
 		case 'O': o->openmetrics = true; break;
@@ -430,6 +539,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	int targets = !!o->pid + !!o->socket + o->all;
+	if (!(timeout > 0 && timeout <= 86400)) {
+		fprintf(stderr, "skctl: bad timeout (seconds, more than 0)\n");
+		return SKCTL_USAGE;
+	}
+	skctl_timeout_ms = (int)(timeout * 1000 + 0.5);
 	if (optind >= argc || targets != 1 || o->interval <= 0 ||
 	    (o->comm && !o->all) ||
 	    (o->openmetrics && strcmp(argv[optind], "stats"))) {

@@ -21,7 +21,11 @@ enum {
 	SKCTL_EXITING = 5,     /* the program is exiting */
 	SKCTL_SOME = 6,        /* --all: some processes failed, some did not */
 	SKCTL_NONE = 7,        /* --all: every process failed */
+	SKCTL_TIMEOUT = 8,     /* no reply within --timeout */
 };
+
+/* --timeout's default: a request waits at most this long for its reply. */
+#define SKCTL_DEFAULT_TIMEOUT_MS 5000
 
 struct options {
 	const char *pid;
@@ -36,9 +40,13 @@ struct options {
 
 /* skctl.c: "skctl", or "skctl: pid N (COMM)" while --all talks to N. */
 extern const char *skctl_who;
+/* skctl.c: how long a request waits for its reply (--timeout), in ms. */
+extern int skctl_timeout_ms;
+/* skctl.c: the pid that sent the last reply (the kernel's word), or 0. */
+extern int skctl_server_pid;
 /* skctl.c: the socket of process @pid (the rule the library uses). */
 int find_socket(const char *pid, char *out, size_t len);
-/* skctl.c: a connected socket, or -errno. */
+/* skctl.c: a datagram socket connected to @path, or -errno. */
 int connect_to(const char *path);
 /* skctl.c: send @request, read and parse its reply.  Return an exit code;
  * *@out is the parsed reply when it is 0 or SKCTL_REFUSED, *@raw its text.
@@ -64,7 +72,7 @@ struct om_process {
 };
 
 /* om_fetch - ask the process on @fd for `list` and `stats` (its pid from
- * SO_PEERCRED).  Return an exit code; on 0, free with om_free(). */
+ * the credentials on its reply).  Return an exit code; on 0, free with om_free(). */
 int om_fetch(int fd, struct om_process *p);
 void om_free(struct om_process *p);
 /* om_print - the OpenMetrics text of @n processes, "# EOF" included. */

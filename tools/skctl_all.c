@@ -6,8 +6,8 @@
  * own (root sees every process).  `--comm NAME` keeps the processes whose
  * command name (/proc/PID/comm) is NAME.
  *
- * Each process gets its own connection and at most REPLY_SECONDS for its
- * reply; one that exits, hangs or refuses is reported on its line and the
+ * Each process gets its own socket and at most --timeout (5 s by default)
+ * for its reply; one that exits, hangs or refuses is reported on its line and the
  * others go on.  The exit status counts the processes: 0 when every one
  * did it, SKCTL_SOME when some did, SKCTL_NONE when none did.
  */
@@ -23,9 +23,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "skctl.h"
+#include <statickeys/control.h>
 
-#define REPLY_SECONDS 5
+#include "skctl.h"
 
 struct proc {
 	int pid;
@@ -51,8 +51,7 @@ void proc_comm(int pid, char *out, size_t len)
 }
 
 /* The pids whose default server (the abstract name "@statickeys-PID") is
- * listening, from /proc/net/unix (flag 0x10000: accepting connections),
- * sorted.  An abstract name has no file to look for. */
+ * bound, from /proc/net/unix (a datagram socket of that name), sorted.  An abstract name has no file to look for. */
 struct pid_set {
 	int *v;
 	size_t n;
@@ -64,7 +63,7 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct pid_set listening_default_servers(void)
+static struct pid_set bound_default_servers(void)
 {
 	struct pid_set s = { NULL, 0 };
 	size_t cap = 0;
@@ -72,11 +71,12 @@ static struct pid_set listening_default_servers(void)
 	FILE *f = fopen("/proc/net/unix", "re");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long flags;
+		unsigned type;
 		char path[256];
 		int pid, end = 0;
-		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags,
-			   path) != 2 || !(flags & 0x10000) ||
+		/* A bound datagram socket (type 2) by the server's name. */
+		if (sscanf(line, "%*s %*s %*s %*s %x %*s %*s %255s", &type,
+			   path) != 2 || type != SOCK_DGRAM ||
 		    sscanf(path, "@statickeys-%d%n", &pid, &end) != 1 ||
 		    path[end] != '\0')
 			continue;
@@ -131,7 +131,7 @@ static size_t find_processes(const struct options *o, struct proc **out)
 	struct dirent *e;
 	size_t n = 0, cap = 0;
 	struct proc *v = NULL, p;
-	struct pid_set servers = listening_default_servers();
+	struct pid_set servers = bound_default_servers();
 
 	while (d && (e = readdir(d))) {
 		if (!isdigit((unsigned char)e->d_name[0]) ||
@@ -157,23 +157,26 @@ static size_t find_processes(const struct options *o, struct proc **out)
 
 #define ANOTHERS_SOCKET (-10000)
 
-/* A connection whose reads and writes give up after REPLY_SECONDS, so a
- * stopped process cannot hold up the others.  Return: the descriptor,
- * -errno, or ANOTHERS_SOCKET when the server is not process @p (a child
- * that inherited its parent's STATICKEYS_CONTROL=PATH). */
+/* A socket connected to process @p's address; its replies give up after
+ * --timeout (transact()), so a stopped process cannot hold up the others.
+ * Return: the descriptor, -errno, or ANOTHERS_SOCKET when the server is
+ * not process @p (a child that inherited its parent's
+ * STATICKEYS_CONTROL=PATH): a path other than @p's default name is asked
+ * who serves it ("help", which changes nothing) before the request. */
 static int connect_bounded(const struct proc *p)
 {
-	struct timeval tv = { REPLY_SECONDS, 0 };
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	char own[sizeof(p->path)], *raw = NULL;
+	struct json *reply = NULL;
 	int fd = connect_to(p->path);
 
-	if (fd < 0)
+	if (fd < 0 || (sk_control_default_path(p->pid, NULL, own,
+					       sizeof(own)) == 0 &&
+		       !strcmp(own, p->path)))
 		return fd;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-	    cred.pid != p->pid) {
+	int r = transact(fd, "help\n", &reply, &raw);
+	json_free(reply);
+	free(raw);
+	if (r == SKCTL_OK && skctl_server_pid != p->pid) {
 		close(fd);
 		return ANOTHERS_SOCKET;
 	}

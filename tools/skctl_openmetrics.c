@@ -49,15 +49,13 @@ static const struct {
 
 int om_fetch(int fd, struct om_process *p)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
 	char *raw = NULL;
 
 	memset(p, 0, sizeof(*p));
-	p->pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0
-			 ? cred.pid : 0;
-	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	int r = transact(fd, "list\n", &p->list, &raw);
+	/* Who answered, from the credentials the kernel put on the reply. */
+	p->pid = r == SKCTL_OK ? skctl_server_pid : 0;
+	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	free(raw);
 	raw = NULL;
 	if (r == SKCTL_OK)

@@ -6,12 +6,15 @@
  *	$ skctl -p PID list
  *	$ skctl -p PID set tracing=1 fast_path=0
  *
- * The server is opt-in.  It is one thread serving a Unix stream socket,
+ * The server is opt-in.  It is one thread serving a Unix datagram socket,
  * by default "@statickeys-PID" in Linux's abstract namespace (no file: the
- * name goes with the process, however it ends); it asks the kernel who each
- * client is (SO_PEERCRED) and refuses any uid other than the process's own
- * and root's.  Requests are lines of text, replies are one line of JSON
- * each:
+ * name goes with the process, however it ends).  A client binds an address
+ * of its own, sends each request as one datagram and reads the reply from
+ * datagrams sent to that address: the program holds no descriptor per
+ * client.  Every datagram carries its sender's credentials from the kernel
+ * (SCM_CREDENTIALS): any uid other than the process's own and root's is
+ * refused.  Requests are lines of text, replies are one line of JSON each
+ * (a long reply in several datagrams, the last ending with the newline):
  *
  *	list                      every key: name, state, count, sites ...
  *	get NAME                  one key
@@ -23,11 +26,10 @@
  *	help                      the requests above
  *
  * The server never holds the patch lock while it reads or writes the
- * socket, serves SK_CONTROL_MAX_CLIENTS client at a time (the others wait
- * in the listen backlog and are served in turn: the server holds two
- * descriptors at most), bounds each request to SK_CONTROL_MAX_REQUEST bytes
- * and drops a client that makes no progress for SK_CONTROL_IDLE_SECONDS
- * (or for a second while others wait).  After fork() the child serves its
+ * socket, answers one request at a time (SK_CONTROL_MAX_CLIENTS), bounds
+ * each request to SK_CONTROL_MAX_REQUEST bytes (one datagram) and waits at
+ * most a second for a client that does not read its reply.  It holds one
+ * descriptor, the socket, from start to stop.  After fork() the child serves its
  * own pid's default address if the parent served its own; a server started
  * at a given path stays with the parent.  While the program exits, every
  * request is answered with errno ESHUTDOWN ("exiting").
@@ -46,7 +48,8 @@ extern "C" {
 
 #define SK_CONTROL_MAX_CLIENTS 1
 #define SK_CONTROL_MAX_REQUEST 4096
-#define SK_CONTROL_IDLE_SECONDS 30
+#define SK_CONTROL_IDLE_SECONDS 30 /* kept for source compatibility: a
+					 * datagram server has no idle clients */
 
 /**
  * sk_control_start() - start serving the control socket.

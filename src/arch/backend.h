@@ -150,13 +150,6 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n);
  * being unloaded; returns once no handler can still be reading them. */
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 
-/* sk__arch_descriptor_release - under the patch lock, before the runtime
- * opens a descriptor for a moment (a thread's stat file, an object's file
- * for a message, /proc/self/status, an audited client's /proc/PID/comm):
- * close the one the backend keeps between updates (x86: /proc/self/task),
- * which shares that place in the library's descriptor budget; the backend
- * opens it again when needed. */
-void sk__arch_descriptor_release(void);
 
 /* sk__arch_init - once, before the first registration (runtime.c): what
  * the backend sets up at start-up (x86: whether the signal-mask wrappers

@@ -39,11 +39,6 @@ void sk__arch_after_fork_child(void)
 {
 }
 
-void sk__arch_descriptor_release(void)
-{
-	/* No descriptor is kept here. */
-}
-
 void sk__arch_init(void)
 {
 	/* No mask wrappers here. */

@@ -57,8 +57,15 @@ void sk__audit_init(void)
 	 * which would cost a program's start-up a page fault. */
 	if (!how || !*how || strcmp(how, "stderr") == 0)
 		return;
-	if (strcmp(how, "syslog") == 0)
+	if (strcmp(how, "syslog") == 0) {
+		/* The C library's /dev/log socket, opened now rather than by
+		 * the first line: the library's descriptors are all taken at
+		 * start-up (README, "What the library takes from its host").
+		 * If the program calls openlog() itself later, the socket is
+		 * kept; only closelog() would close it. */
+		openlog(NULL, LOG_NDELAY, LOG_USER);
 		output = TO_SYSLOG;
+	}
 	else if (strcmp(how, "off") == 0)
 		output = TO_NOWHERE;
 	else
@@ -66,16 +73,10 @@ void sk__audit_init(void)
 			 "audit lines go to stderr", how);
 }
 
-void sk__audit_set_peer(int fd)
+void sk__audit_set_peer(int pid, unsigned uid)
 {
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	peer = (struct sk__audit_src){ .kind = SK__AUDIT_SOCKET, .pid = -1 };
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-		peer.uid = cred.uid;
-		peer.pid = cred.pid;
-	}
+	peer = (struct sk__audit_src){ .kind = SK__AUDIT_SOCKET, .pid = pid,
+				       .uid = uid };
 }
 
 const struct sk__audit_src *sk__audit_peer(void)
@@ -92,14 +93,15 @@ static void comm_of(int pid, char *out, size_t len)
 	ssize_t n = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	/* Under the patch lock (records are made by commits): the backend's
-	 * kept descriptor gives this one its place in the budget. */
-	sk__arch_descriptor_release();
+	/* Under the patch lock (records are made by commits): in the
+	 * library's one place for files (os/fd_slot.c). */
+	sk__fdslot_lend();
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = read(fd, out, len - 1);
 		close(fd);
 	}
+	sk__fdslot_return();
 	if (n <= 0)
 		n = snprintf(out, len, "?");
 	out[n] = '\0';

@@ -178,6 +178,17 @@ static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
 	return read_one(conf, w.path, hash, err, errlen);
 }
 
+/* The file (or the directory, then each of its files) is opened in the
+ * library's one place for files (os/fd_slot.c), one at a time. */
+static int read_in_place(struct sk__conf *conf, uint64_t *hash, char *err,
+			 size_t errlen)
+{
+	sk__fdslot_lend();
+	int r = read_all(conf, hash, err, errlen);
+	sk__fdslot_return();
+	return r;
+}
+
 /* ---- applying ------------------------------------------------------------ */
 
 static struct sk__audit_src source_of(const struct sk__conf *conf,
@@ -377,7 +388,7 @@ static void reload(void)
 
 	if (!conf)
 		return;
-	int r = read_all(conf, &hash, err, sizeof(err));
+	int r = read_in_place(conf, &hash, err, sizeof(err));
 	if (r == -ENOENT && !w.missing) {
 		sk__warn("STATICKEYS_FILE: %s was removed; the keys keep their "
 			 "states, and it applies again when it is back", w.path);
@@ -471,7 +482,7 @@ static void read_first(void)
 
 	if (!conf)
 		return;
-	int r = read_all(conf, &w.hash, err, sizeof(err));
+	int r = read_in_place(conf, &w.hash, err, sizeof(err));
 	if (r == 0) {
 		w.conf = conf;
 		return;

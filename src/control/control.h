@@ -95,8 +95,8 @@ struct sk__audit_record {
 void sk__audit_init(void);
 
 /* sk__audit_set_peer - the socket request this thread handles next comes
- * from the peer of @fd (asked of the kernel, SO_PEERCRED). */
-void sk__audit_set_peer(int fd);
+ * from process @pid of user @uid (the datagram's SCM_CREDENTIALS). */
+void sk__audit_set_peer(int pid, unsigned uid);
 /* sk__audit_peer - that peer, as a source for sk__audit_commit_locked(). */
 const struct sk__audit_src *sk__audit_peer(void);
 
@@ -231,10 +231,10 @@ struct sockaddr_un;
  * the abstract namespace.  Return: 0, -EINVAL (empty), -ENAMETOOLONG. */
 int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len);
 
-/* sk__listener_open - a listening socket (non-blocking, close-on-exec) at
- * @path (a file of mode 0600, replacing a stale one, or "@name").
+/* sk__listener_open - a datagram socket (close-on-exec) bound at @path (a
+ * file of mode 0600, replacing a stale one, or "@name").
  * Return: the descriptor, or a negative errno (-EADDRINUSE: live). */
-int sk__listener_open(const char *path, int backlog);
+int sk__listener_open(const char *path);
 
 /* sk__listener_remove - remove @path's file (nothing for "@name"). */
 void sk__listener_remove(const char *path);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/control/listener.c - where the control socket lives, and opening it.
+ * src/control/listener.c - where the control socket lives, and opening it
+ * (a Unix datagram socket: server.c says why).
  *
  * By default the socket has a name in Linux's abstract namespace,
  * "@statickeys-PID" (the '@' stands for the leading NUL byte of sun_path).
@@ -9,8 +10,8 @@
  * a fatal signal, _exit, SIGKILL), so no socket is ever left behind for a
  * later skctl to trip over, and a forked child simply binds its own pid's
  * name.  An abstract socket has no file permissions: anyone in the same
- * network namespace may connect, so the server asks the kernel who each
- * client is (SO_PEERCRED, server.c) and skctl asks who the server is.
+ * network namespace may send to it, so the server asks the kernel who each
+ * client is (SCM_CREDENTIALS, server.c) and skctl asks who the server is.
  *
  * A path given by the program (sk_control_start("/run/x.sock") or
  * STATICKEYS_CONTROL=/run/x.sock) is a file of mode 0600, as before; a
@@ -64,18 +65,20 @@ static int clear_stale(const struct sockaddr_un *addr, socklen_t len)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	int r = connect(fd, (const struct sockaddr *)addr, len);
+	int e = errno;
 	close(fd);
-	if (r == 0)
+	/* EPROTOTYPE: a live socket of another kind (a stream server). */
+	if (r == 0 || e == EPROTOTYPE)
 		return -EADDRINUSE;
 	return unlink(addr->sun_path) == 0 ? 0 : -errno;
 }
 
 /* bind() creates a file with the umask's mode; chmod closes that window at
- * once, and SO_PEERCRED guards it meanwhile. */
+ * once, and SCM_CREDENTIALS guards it meanwhile. */
 static int bind_file(int fd, const struct sockaddr_un *addr, socklen_t len)
 {
 	int r = clear_stale(addr, len);
@@ -89,7 +92,7 @@ static int bind_file(int fd, const struct sockaddr_un *addr, socklen_t len)
 	return r;
 }
 
-int sk__listener_open(const char *path, int backlog)
+int sk__listener_open(const char *path)
 {
 	struct sockaddr_un addr;
 	socklen_t len;
@@ -97,17 +100,13 @@ int sk__listener_open(const char *path, int backlog)
 
 	if (r)
 		return r;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (path[0] == '@')
 		r = bind(fd, (struct sockaddr *)&addr, len) == 0 ? 0 : -errno;
 	else
 		r = bind_file(fd, &addr, len);
-	if (r == 0 && listen(fd, backlog) != 0) {
-		r = -errno;
-		sk__listener_remove(path);
-	}
 	if (r) {
 		close(fd);
 		return r;

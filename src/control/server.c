@@ -1,36 +1,49 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/control/server.c - the control socket's thread: one client at a time.
+ * src/control/server.c - the control socket's thread: one datagram at a
+ * time, and no descriptor per client.
  *
- * One thread, one poll loop, one connection, non-blocking.  The server
- * holds two descriptors at most, whatever the number of clients: the
- * listening socket and the client being served.  Others wait in the listen
- * backlog and are served in turn (skctl keeps working, serialised); a
- * program that counts its descriptors (RLIMIT_NOFILE sized to its own
- * connections) is never pushed over its limit by someone running skctl.
- * A client that makes no progress for SK_CONTROL_IDLE_SECONDS is dropped,
- * and so is one idle for TURN_SECONDS while others wait.  Requests are
- * bounded to SK_CONTROL_MAX_REQUEST bytes; a longer one gets an error reply
- * and the rest of its line is skipped.  A client that stops reading keeps
- * its unsent reply (bounded by SK__REPLY_LIMIT) and is not read from until
- * it drains it.
+ * The socket is a Unix datagram socket, and it is the server's only
+ * descriptor, held from the moment the server starts (at start-up with
+ * STATICKEYS_CONTROL) until it stops, whatever the number of clients and
+ * whatever they do.  A stream socket would need one descriptor per client
+ * from accept(): a descriptor taken when someone runs skctl, which a
+ * program that sizes RLIMIT_NOFILE to its own connections (memcached,
+ * nginx, HAProxy) never planned for; its accept() then fails with EMFILE
+ * before its own limit, and it stops accepting (issue 32).  Here a client
+ * binds an address of its own (autobind: a name in the abstract namespace),
+ * sends one request per datagram and reads the reply from datagrams sent
+ * to that address; no connection exists on the server's side.
+ *
+ * A reply is one JSON line; one longer than REPLY_CHUNK bytes goes out in
+ * several datagrams, and the one that ends with '\n' ends it (a JSON line
+ * holds no other newline).  A datagram of several lines is several
+ * requests, answered in turn.  A request over SK_CONTROL_MAX_REQUEST bytes
+ * gets an error reply (E2BIG).  Sending waits at most SEND_SECONDS for a
+ * client that does not read (its queue full): the rest of its reply is
+ * dropped, the next client is served, and that client's later replies are
+ * sent only if they fit at once.
  *
  * The patch lock is only ever taken inside sk__control_handle(), which
  * neither reads nor writes the socket, so whatever a client does, the
  * program's own updates wait at most for one request's computation.
  *
- * Who may connect: every client's uid is asked of the kernel (SO_PEERCRED):
- * only the process's own uid and root are served.  The socket's address is
- * listener.c's business (abstract by default: nothing on disk).
+ * Who may talk to it: every datagram carries its sender's credentials,
+ * asked of the kernel (SO_PASSCRED, SCM_CREDENTIALS): only the process's
+ * own uid and root are served, and skctl learns who the server is from
+ * the credentials on the reply.  The socket's address is listener.c's
+ * business (abstract by default: nothing on disk).
  *
- * Its life: stopped by sk_control_stop(), which shuts the listening socket
- * down (poll sees POLLHUP: no extra descriptor to wake the thread with).
- * In a forked child the parent's server is forgotten and, if it was serving
- * the default address, a new one starts under the child's pid, so that a
+ * Its life: stopped by sk_control_stop(), which shuts the socket down
+ * (poll sees POLLHUP: no extra descriptor to wake the thread with).  In a
+ * forked child the parent's server is forgotten and, if it was serving the
+ * default address, a new one starts under the child's pid, so that a
  * daemon (fork, parent exits) stays controllable without a change to its
- * code.  From the moment the program starts exiting (the atexit handler,
- * which runs before the destructors that unregister keys) every request is
- * answered "exiting" (ESHUTDOWN) rather than with a false "no key".
+ * code; the child's copy of the parent's socket is closed first, so the
+ * child holds as many descriptors as the parent.  From the moment the
+ * program starts exiting (the atexit handler, which runs before the
+ * destructors that unregister keys) every request is answered "exiting"
+ * (ESHUTDOWN) rather than with a false "no key".
  */
 #include <errno.h>
 #include <poll.h>
@@ -45,19 +58,19 @@
 #include "control/control.h"
 #include "statickeys/control.h"
 
-struct conn {
-	int fd;
-	bool eof;
-	bool discarding; /* skipping the rest of an over-long line */
-	size_t in_len;
-	char in[SK_CONTROL_MAX_REQUEST];
-	struct sk__json out;
-	size_t out_off;
-	uint64_t last_ns; /* last progress, for the idle limit */
-};
+#define REPLY_CHUNK 32768 /* well under a datagram's limit (the send buffer) */
+#define SEND_SECONDS 1	  /* for a client that does not read its reply */
 
-#define TURN_SECONDS 1 /* idle while others wait: their turn */
-#define BACKLOG 64
+/* The datagram being answered: its sender and its bytes. */
+struct request {
+	struct sockaddr_un from;
+	socklen_t from_len;
+	struct ucred cred;
+	bool have_cred;
+	size_t len;
+	bool too_long;
+	char buf[SK_CONTROL_MAX_REQUEST + 1];
+};
 
 static pthread_mutex_t server_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -65,10 +78,9 @@ static struct {
 	bool follows_fork; /* the default address: restart in a child */
 	pid_t owner;
 	pthread_t thread;
-	int listen_fd;
+	int fd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct conn conn;
-} srv = { .conn.fd = -1 };
+} srv = { .fd = -1 };
 
 static int exiting; /* set by the atexit handler; read by any thread */
 
@@ -77,117 +89,83 @@ bool sk__control_exiting(void)
 	return __atomic_load_n(&exiting, __ATOMIC_ACQUIRE);
 }
 
-/* ---- connections --------------------------------------------------------- */
+/* ---- receiving ----------------------------------------------------------- */
 
-static void conn_close(struct conn *c)
+/* One datagram into @q: 1, or 0 if there was none (or it is unusable). */
+static int receive(struct request *q)
 {
-	close(c->fd);
-	sk__json_free(&c->out);
-	c->fd = -1;
-}
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} control;
+	struct iovec iov = { q->buf, SK_CONTROL_MAX_REQUEST };
+	struct msghdr m = {
+		.msg_name = &q->from, .msg_namelen = sizeof(q->from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control.buf, .msg_controllen = sizeof(control),
+	};
+	ssize_t n = recvmsg(srv.fd, &m, MSG_DONTWAIT | MSG_TRUNC |
+					 MSG_CMSG_CLOEXEC);
 
-static bool out_pending(const struct conn *c)
-{
-	return c->out_off < c->out.len;
-}
-
-static void conn_flush(struct conn *c)
-{
-	while (out_pending(c)) {
-		ssize_t n = send(c->fd, c->out.buf + c->out_off,
-				 c->out.len - c->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				c->eof = true, c->out_off = c->out.len;
-			return;
+	if (n < 0)
+		return 0;
+	q->from_len = m.msg_namelen;
+	q->too_long = (size_t)n > SK_CONTROL_MAX_REQUEST;
+	q->len = q->too_long ? 0 : (size_t)n;
+	q->have_cred = false;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS) {
+			memcpy(&q->cred, CMSG_DATA(c), sizeof(q->cred));
+			q->have_cred = true;
 		}
-		c->out_off += (size_t)n;
-		c->last_ns = sk__now_ns();
-	}
-	sk__json_reset(&c->out);
-	c->out_off = 0;
+	/* A sender without an address of its own cannot be answered. */
+	return q->from_len > sizeof(sa_family_t);
 }
 
-static void conn_reply_raw(struct conn *c, const char *line)
+/* ---- replying ------------------------------------------------------------ */
+
+/* The last client found not reading its replies: its later requests are
+ * answered only if its queue has room at once, so that it costs the
+ * others SEND_SECONDS once, not once per request it sends. */
+static struct sockaddr_un stuck;
+static socklen_t stuck_len;
+
+static bool is_stuck(const struct request *q)
 {
-	sk__json_reset(&c->out);
-	sk__json_raw(&c->out, line);
-	c->out_off = 0;
+	return stuck_len && stuck_len == q->from_len &&
+	       !memcmp(&stuck, &q->from, q->from_len);
 }
 
-/* Drop @n bytes from the front of the input buffer. */
-static void conn_consume(struct conn *c, size_t n)
+/* Send @len bytes to the request's sender, in datagrams of at most
+ * REPLY_CHUNK bytes; give up on a client that reads nothing for
+ * SEND_SECONDS (SO_SNDTIMEO, start_locked()): the rest is dropped. */
+static void send_reply(const struct request *q, const char *s, size_t len)
 {
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
-}
+	int flags = MSG_NOSIGNAL | (is_stuck(q) ? MSG_DONTWAIT : 0);
 
-/* Handle complete lines while no reply is waiting to be sent. */
-static void conn_process(struct conn *c)
-{
-	while (!out_pending(c)) {
-		char *nl = memchr(c->in, '\n', c->in_len);
-		if (!nl && c->eof && c->in_len && !c->discarding)
-			nl = c->in + c->in_len; /* last line, no newline */
-		if (!nl) {
-			if (c->in_len == sizeof(c->in)) {
-				if (!c->discarding)
-					conn_reply_raw(c,
-						"{\"ok\":false,\"errno\":7,"
-						"\"error\":\"request longer "
-						"than 4096 bytes\"}\n");
-				c->discarding = true;
-				c->in_len = 0;
+	while (len) {
+		size_t n = len < REPLY_CHUNK ? len : REPLY_CHUNK;
+		ssize_t w = sendto(srv.fd, s, n, flags,
+				   (const struct sockaddr *)&q->from,
+				   q->from_len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w != (ssize_t)n) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				memcpy(&stuck, &q->from, q->from_len);
+				stuck_len = q->from_len;
 			}
-			return;
+			return; /* gone, or not reading */
 		}
-		size_t len = (size_t)(nl - c->in);
-		if (!c->discarding) {
-			sk__audit_set_peer(c->fd);
-			sk__control_handle(c->in, len, &c->out);
-		}
-		c->discarding = false;
-		conn_consume(c, len < c->in_len ? len + 1 : len);
-		c->out_off = 0;
+		s += n;
+		len -= n;
 	}
+	if (is_stuck(q))
+		stuck_len = 0; /* it reads again */
 }
 
-static void conn_read(struct conn *c)
-{
-	ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len,
-			 MSG_DONTWAIT);
-
-	if (n > 0) {
-		c->in_len += (size_t)n;
-		c->last_ns = sk__now_ns();
-	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-		c->eof = true;
-	}
-}
-
-/* ---- accepting ----------------------------------------------------------- */
-
-static bool peer_allowed(int fd, char *why, size_t len)
-{
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0) {
-		snprintf(why, len, "could not identify the client");
-		return false;
-	}
-	if (cred.uid == geteuid() || cred.uid == 0)
-		return true;
-	snprintf(why, len, "permission denied: uid %u may not control this "
-		 "process (uid %u)", (unsigned)cred.uid, (unsigned)geteuid());
-	return false;
-}
-
-/* Tell a client why it is turned away, without ever waiting for it. */
-static void refuse(int fd, int err, const char *why)
+static void send_error(const struct request *q, int err, const char *why)
 {
 	char line[256];
 	int n = snprintf(line, sizeof(line),
@@ -195,84 +173,67 @@ static void refuse(int fd, int err, const char *why)
 			 why);
 
 	if (n > 0)
-		(void)!send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	close(fd);
+		send_reply(q, line, (size_t)n);
 }
 
-static void accept_client(void)
+static bool sender_allowed(const struct request *q, char *why, size_t len)
 {
-	char why[160];
-	int fd = accept4(srv.listen_fd, NULL, NULL,
-			 SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct conn *c = &srv.conn;
-
-	if (fd < 0)
-		return;
-	if (!peer_allowed(fd, why, sizeof(why))) {
-		refuse(fd, EACCES, why);
-		return;
+	if (!q->have_cred) {
+		snprintf(why, len, "could not identify the client");
+		return false;
 	}
-	c->fd = fd;
-	c->eof = c->discarding = false;
-	c->in_len = c->out_off = 0;
-	sk__json_init(&c->out, SK__REPLY_LIMIT);
-	c->last_ns = sk__now_ns();
+	if (q->cred.uid == geteuid() || q->cred.uid == 0)
+		return true;
+	snprintf(why, len, "permission denied: uid %u may not control this "
+		 "process (uid %u)", (unsigned)q->cred.uid,
+		 (unsigned)geteuid());
+	return false;
+}
+
+/* Every line of the datagram is a request; a last line needs no newline. */
+static void answer(struct request *q)
+{
+	struct sk__json out;
+	char why[160];
+
+	if (!sender_allowed(q, why, sizeof(why)))
+		return send_error(q, EACCES, why);
+	if (q->too_long)
+		return send_error(q, E2BIG, "request longer than 4096 bytes");
+	for (size_t at = 0; at < q->len;) {
+		char *nl = memchr(q->buf + at, '\n', q->len - at);
+		size_t end = nl ? (size_t)(nl - q->buf) : q->len;
+		sk__audit_set_peer((int)q->cred.pid, q->cred.uid);
+		/* A fresh buffer each time: a large reply's memory is not
+		 * kept while the program runs. */
+		sk__json_init(&out, SK__REPLY_LIMIT);
+		sk__control_handle(q->buf + at, end - at, &out);
+		send_reply(q, out.buf, out.len);
+		sk__json_free(&out);
+		at = end + 1;
+	}
 }
 
 /* ---- the loop ------------------------------------------------------------ */
 
-/* Someone is waiting in the listen backlog. */
-static bool others_waiting(void)
-{
-	struct pollfd p = { srv.listen_fd, POLLIN, 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
-static void conn_step(struct conn *c, short revents)
-{
-	if (revents & POLLOUT)
-		conn_flush(c);
-	if (revents & POLLIN)
-		conn_read(c);
-	else if (revents & (POLLHUP | POLLERR))
-		c->eof = true;
-	/* Pipelined requests already read are answered now, as far as the
-	 * client takes the replies, not one per wake-up. */
-	do {
-		conn_process(c);
-		conn_flush(c);
-	} while (!out_pending(c) && memchr(c->in, '\n', c->in_len));
-	uint64_t idle = (sk__now_ns() - c->last_ns) / 1000000000u;
-	if ((c->eof && !out_pending(c)) || idle >= SK_CONTROL_IDLE_SECONDS ||
-	    (idle >= TURN_SECONDS && others_waiting()))
-		conn_close(c);
-}
-
-/* While a client is served the listening socket is polled for nothing but
- * POLLHUP (sk_control_stop()): the others wait in the backlog. */
 static void *serve(void *arg)
 {
-	struct conn *c = &srv.conn;
+	struct request *q = malloc(sizeof(*q));
 
 	(void)arg;
+	if (!q)
+		return NULL;
 	for (;;) {
-		struct pollfd fds[2] = {
-			{ srv.listen_fd, c->fd < 0 ? POLLIN : 0, 0 },
-			{ c->fd, out_pending(c) ? POLLOUT
-			 : c->in_len < sizeof(c->in) ? POLLIN : 0, 0 },
-		};
-		if (poll(fds, c->fd < 0 ? 1 : 2, 1000) < 0 && errno != EINTR)
+		struct pollfd p = { srv.fd, POLLIN, 0 };
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			break;
-		if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL))
+		/* shutdown() by sk_control_stop(): POLLHUP. */
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
-		if (c->fd < 0 && (fds[0].revents & POLLIN))
-			accept_client();
-		else if (c->fd >= 0)
-			conn_step(c, fds[1].revents);
+		if ((p.revents & POLLIN) && receive(q))
+			answer(q);
 	}
-	if (c->fd >= 0)
-		conn_close(c);
+	free(q);
 	return NULL;
 }
 
@@ -281,9 +242,9 @@ static void *serve(void *arg)
 static int start_locked(const char *path);
 
 /* The child of a fork has no server thread: forget the parent's server
- * without touching its socket (the child's copies of its descriptors are
- * closed; the parent's stay open), and serve the child's own default
- * address if the parent served its own. */
+ * (the child's copy of its socket is closed; the parent's stays open),
+ * and serve the child's own default address if the parent served its
+ * own. */
 static void after_fork_child(void)
 {
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
@@ -291,9 +252,7 @@ static void after_fork_child(void)
 	server_mutex = fresh;
 	if (!srv.running)
 		return;
-	close(srv.listen_fd);
-	if (srv.conn.fd >= 0)
-		conn_close(&srv.conn);
+	close(srv.fd);
 	srv.running = false;
 	if (!srv.follows_fork)
 		return;
@@ -319,6 +278,19 @@ static void register_handlers_once(void)
 	atexit(at_exit);
 }
 
+/* Credentials on every datagram received; a bounded wait on a client
+ * that does not read. */
+static int configure(int fd)
+{
+	struct timeval tv = { SEND_SECONDS, 0 };
+	int on = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+		return -errno;
+	return 0;
+}
+
 static int start_locked(const char *path)
 {
 	static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
@@ -333,12 +305,13 @@ static int start_locked(const char *path)
 		return r;
 	if (path)
 		strcpy(srv.path, path);
-	int fd = sk__listener_open(srv.path, BACKLOG);
+	int fd = sk__listener_open(srv.path);
 	if (fd < 0)
 		return fd;
-	srv.listen_fd = fd;
-	srv.conn.fd = -1;
-	r = sk__control_thread_create(&srv.thread, serve);
+	r = configure(fd);
+	srv.fd = fd;
+	if (r == 0)
+		r = sk__control_thread_create(&srv.thread, serve);
 	if (r) {
 		close(fd);
 		sk__listener_remove(srv.path);
@@ -365,10 +338,10 @@ SK_API int sk_control_stop(void)
 		pthread_mutex_unlock(&server_mutex);
 		return -ESRCH;
 	}
-	/* A listening socket shut down reports POLLHUP: the thread's cue. */
-	shutdown(srv.listen_fd, SHUT_RDWR);
+	/* A socket shut down both ways reports POLLHUP: the thread's cue. */
+	shutdown(srv.fd, SHUT_RDWR);
 	pthread_join(srv.thread, NULL);
-	close(srv.listen_fd);
+	close(srv.fd);
 	sk__listener_remove(srv.path);
 	srv.running = false;
 	pthread_mutex_unlock(&server_mutex);

@@ -85,13 +85,15 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 	uint64_t off = 0;
 	int fd;
 
-	sk__arch_descriptor_release(); /* its place in the budget */
+	/* In the library's one place (os/fd_slot.c), under the patch lock. */
+	sk__fdslot_lend();
 	fd = obj ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	bool have = fd >= 0 && symbol_of(fd, addr - obj->bias, name,
 					 sizeof(name), &off);
 
 	if (fd >= 0)
 		close(fd);
+	sk__fdslot_return();
 	if (have)
 		snprintf(buf, len, "%p (%s+0x%llx in %s)", (void *)addr, name,
 			 (unsigned long long)off, shown);

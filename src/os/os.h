@@ -117,6 +117,29 @@ struct sk__segment {
 	int prot; /* PROT_* from the program header */
 };
 
+/* ---- fd_slot.c: the library's one descriptor for files ------------------ */
+
+/* sk__fdslot_init - at start-up: take the place (/proc/self/mem).
+ * Return: 0 or -errno (nothing is held then). */
+int sk__fdslot_init(void);
+/* sk__fdslot_lend - before the runtime opens a file for a moment (under
+ * the patch lock): give the place back, so that the file takes it.  Open
+ * one file at a time, close it, then call sk__fdslot_return(). */
+void sk__fdslot_lend(void);
+/* sk__fdslot_return - take the place back (reopen /proc/self/mem) if it
+ * was lent; if the table is full it stays lent, and the next write tries. */
+void sk__fdslot_return(void);
+/* sk__fdslot_hold - for a batch of writes: the /proc/self/mem descriptor,
+ * taken back if lent and checked to be ours (fstat); the place is this
+ * thread's until sk__fdslot_release().  Return: the descriptor, or -errno
+ * (then nothing is held). */
+int sk__fdslot_hold(void);
+/* sk__fdslot_held_fd - the descriptor, while held. */
+int sk__fdslot_held_fd(void);
+void sk__fdslot_release(void);
+/* After fork: /proc/self/mem reopened onto the same number. */
+void sk__fdslot_after_fork_child(void);
+
 /* ---- writer.c: writing code ----------------------------------------------------------- */
 
 /* sk__span - a run of site bytes (byte-adjacent sites) written in one call;

@@ -2,7 +2,8 @@
 /*
  * src/os/writer.c - writing code bytes.
  *
- * procmem (default): pwrite() to /proc/self/mem.  The kernel writes through
+ * procmem (default): pwrite() to /proc/self/mem (its descriptor is held
+ * from start-up: fd_slot.c).  The kernel writes through
  * its own mapping of the page (FOLL_FORCE), so our code pages are never
  * mapped writable: W^X holds at all times.  One pwrite per run of site bytes
  * (arch/x86_64/int3_batch.c); each costs a system call and a page lookup (~2 us), whatever
@@ -37,7 +38,6 @@ enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
 	      W_NONE = -1, W_UNPROBED = -2 };
 
 static int current = W_UNPROBED;
-static int mem_fd = -1;
 static size_t page_size;
 
 /* A few bytes of our own code to probe writers on (never executed). */
@@ -69,21 +69,12 @@ static bool store_site_word(const struct sk__span *s)
 	return true;
 }
 
-static int procmem_open(void)
-{
-	if (mem_fd >= 0)
-		return 0;
-	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	return mem_fd >= 0 ? 0 : -errno;
-}
-
+/* The descriptor is the library's one place for files (fd_slot.c), held
+ * since start-up; it is checked to be ours once per batch and kept from
+ * other users of the place from sk__writer_begin() to sk__writer_end(). */
 static int procmem_write(uintptr_t addr, const void *src, size_t len)
 {
-	int r = procmem_open();
-
-	if (r)
-		return r;
-	ssize_t n = pwrite(mem_fd, src, len, (off_t)addr);
+	ssize_t n = pwrite(sk__fdslot_held_fd(), src, len, (off_t)addr);
 	if (n == (ssize_t)len)
 		return 0;
 	return n < 0 ? -errno : -EIO;
@@ -102,8 +93,14 @@ static int probe(int w)
 	uintptr_t a = (uintptr_t)&probe_target;
 	unsigned char byte = *(volatile unsigned char *)a;
 
-	if (w == W_PROCMEM)
-		return procmem_write(a, &byte, 1);
+	if (w == W_PROCMEM) {
+		int r = sk__fdslot_hold();
+		if (r < 0)
+			return r;
+		r = procmem_write(a, &byte, 1);
+		sk__fdslot_release();
+		return r;
+	}
 	int r = set_prot(a, 1, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (r == 0)
 		r = set_prot(a, 1, PROT_READ | PROT_EXEC);
@@ -189,6 +186,10 @@ static int protect_spans(const struct sk__span *spans, size_t n, bool open)
 
 int sk__writer_begin(const struct sk__span *spans, size_t n)
 {
+	if (current == W_PROCMEM) {
+		int fd = sk__fdslot_hold(); /* released by sk__writer_end() */
+		return fd >= 0 ? 0 : fd;
+	}
 	if (current != W_MPROTECT)
 		return 0;
 	int r = protect_spans(spans, n, true);
@@ -204,6 +205,10 @@ bool sk__writer_end_serialises(void)
 
 int sk__writer_end(const struct sk__span *spans, size_t n)
 {
+	if (current == W_PROCMEM) {
+		sk__fdslot_release();
+		return 0;
+	}
 	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;
 }
 
@@ -252,7 +257,6 @@ const char *sk__writer_name(void)
 
 void sk__writer_after_fork_child(void)
 {
-	if (mem_fd >= 0)
-		close(mem_fd);
-	mem_fd = -1;
+	/* The descriptor named the parent's memory: fd_slot.c's own fork
+	 * handler reopens it onto the same number in the child. */
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * client.h - a raw control-socket client for the tests: connect, send
- * bytes, read one reply line.  Reads give up after 30 s so a broken server
- * fails the test instead of hanging it (a deadline, not a measurement).
+ * client.h - a raw control-socket client for the tests: a datagram socket
+ * with an address of its own, connected to the server; one request per
+ * datagram, one reply line in one or more datagrams (the last ends with a
+ * newline).  Reads give up after 30 s so a broken server fails the test
+ * instead of hanging it (a deadline, not a measurement).
  */
 #ifndef SK_TESTS_CONTROL_CLIENT_H
 #define SK_TESTS_CONTROL_CLIENT_H
@@ -21,9 +23,13 @@
 static inline int client_connect(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	socklen_t len = sizeof(a);
 
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(sa_family_t))) {
+		close(fd);
+		return -1;
+	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	if (path[0] == '@') {
 		a.sun_path[0] = '\0';
@@ -39,39 +45,33 @@ static inline int client_connect(const char *path)
 	return fd;
 }
 
+/* @n bytes as one datagram: one request (or several lines of them). */
 static inline int client_send(int fd, const void *buf, size_t n)
 {
-	const char *p = (const char *)buf;
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
 }
 
-/* One line (newline stripped) into a malloc'd string, or NULL on EOF. */
+/* One reply line (newline stripped) into a malloc'd string, or NULL when
+ * nothing came for 30 s. */
 static inline char *client_line(int fd)
 {
-	size_t cap = 1024, n = 0;
+	size_t cap = 1 << 16, n = 0;
 	char *buf = (char *)malloc(cap);
 
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		if (poll(&p, 1, 30000) <= 0)
 			break;
-		if (n + 1 == cap)
+		if (cap - n < (1 << 16))
 			buf = (char *)realloc(buf, cap *= 2);
-		ssize_t r = recv(fd, buf + n, 1, 0);
+		ssize_t r = recv(fd, buf + n, cap - n - 1, 0);
 		if (r <= 0)
 			break;
-		if (buf[n] == '\n') {
-			buf[n] = '\0';
+		n += (size_t)r;
+		if (buf[n - 1] == '\n') {
+			buf[n - 1] = '\0';
 			return buf;
 		}
-		n++;
 	}
 	free(buf);
 	return NULL;

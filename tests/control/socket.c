@@ -7,11 +7,11 @@
  *   - the default socket is "@statickeys-PID" in the abstract namespace
  *     (no file anywhere), and is gone when the server stops;
  *   - malformed, unknown, oversized and binary requests each get an error
- *     reply and the same connection keeps working;
+ *     reply and the same socket keeps working;
  *   - a client that sends requests and never reads its replies does not
- *     stop the program's own updates, and gives way to the next client;
- *   - one client is served at a time: the others wait and are served in
- *     turn, the idle one gives way;
+ *     stop the program's own updates, and delays the next client by at
+ *     most the server's send limit;
+ *   - clients that send at once each get their own reply;
  *   - a forked child serves its own pid's address, the parent's keeps going;
  *   - a stale socket file is replaced; a non-socket file is refused; a
  *     server given a path is not started again in a forked child.
@@ -70,7 +70,7 @@ static void test_default_path_is_abstract(void)
 	printf("socket %s: abstract, no file\n", path);
 }
 
-static void test_bad_requests_keep_the_connection(void)
+static void test_bad_requests_keep_the_socket(void)
 {
 	static const char *const bad[] = {
 		"bogus\n", "get\n", "get a b\n", "set x\n", "set x=2\n",
@@ -146,36 +146,36 @@ static void test_stuck_client_delays_nothing(void)
 	      "while a client was stuck (%d pairs)", updates);
 	int other = client_connect(path);
 	char *r = client_ask(other, "stats\n");
-	CHECK(reply_ok(r), "the next client is served (the stuck one gave "
-	      "way): %.60s", r);
+	CHECK(reply_ok(r), "the next client is served (the stuck one is "
+	      "skipped): %.60s", r);
 	free(r);
 	close(other);
 	close(stuck);
 }
 
-/* One connection at a time: a client that stays connected and idle gives
- * way once others wait; they are served one after the other. */
-static void test_clients_wait_their_turn(void)
+/* Datagrams from several clients at once: each reply goes to the client
+ * that asked, whatever the order they were sent in. */
+static void test_replies_go_to_their_sender(void)
 {
-	int first = client_connect(path), others[3];
-	char *r = client_ask(first, "help\n");
-	CHECK(reply_ok(r), "the first client is served");
-	free(r);
-	for (int i = 0; i < 3; i++) {
-		others[i] = client_connect(path);
-		CHECK(others[i] >= 0, "client %d connects (backlog)", i + 2);
-		client_send(others[i], "help\n", 5);
+	static const char *const ask[] = { "help\n", "get sock_key\n",
+					    "stats\n", "list\n" };
+	static const char *const want[] = { "\"requests\"", "\"key\"",
+					     "\"stats\"", "\"keys\"" };
+	int fds[4];
+
+	for (int i = 0; i < 4; i++) {
+		fds[i] = client_connect(path);
+		CHECK(fds[i] >= 0, "client %d has its socket", i + 1);
+		client_send(fds[i], ask[i], strlen(ask[i]));
 	}
-	for (int i = 0; i < 3; i++) {
-		r = client_line(others[i]);
-		CHECK(reply_ok(r), "client %d served in turn", i + 2);
+	for (int i = 3; i >= 0; i--) {
+		char *r = client_line(fds[i]);
+		CHECK(reply_ok(r) && strstr(r, want[i]),
+		      "client %d got the reply to %.*s: %.60s", i + 1,
+		      (int)strlen(ask[i]) - 1, ask[i], r);
 		free(r);
-		close(others[i]);
+		close(fds[i]);
 	}
-	r = client_line(first);
-	CHECK(r == NULL, "the idle first client was let go: %s", r);
-	free(r);
-	close(first);
 }
 
 /* A forked child serves its own pid's address (the parent served the
@@ -260,9 +260,9 @@ static void test_paths_refused_or_replaced(void)
 int main(void)
 {
 	test_default_path_is_abstract();
-	test_bad_requests_keep_the_connection();
+	test_bad_requests_keep_the_socket();
 	test_stuck_client_delays_nothing();
-	test_clients_wait_their_turn();
+	test_replies_go_to_their_sender();
 	test_fork_child_serves_its_own();
 	test_stop_removes_the_name();
 	test_paths_refused_or_replaced();

@@ -5,9 +5,9 @@
  * Run as root (CI does): skctl is copied where any user can run it, then
  * run as uid/gid 65534 with setpriv(1).  First against the default socket,
  * an abstract name that any user can connect to (no file modes): skctl
- * itself asks who serves it (SO_PEERCRED) and will not talk to another
+ * itself asks who serves it (SCM_CREDENTIALS) and will not talk to another
  * user's program, and a raw client of uid 65534 that asks anyway is
- * refused by the server's SO_PEERCRED check.  Then against a socket file
+ * refused by the server's SCM_CREDENTIALS check.  Then against a socket file
  * the test deliberately opens to everyone (mode 0666 in a 0777 directory),
  * where the server's check must refuse skctl.  The same skctl run as root
  * succeeds on the same socket, so the refusal is about the uid.
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	raw_client_as_nobody(sock, out, sizeof(out));
 	printf("uid 65534, raw client on the default socket: %s\n", out);
 	CHECK(strstr(out, "uid 65534 may not control") != NULL,
-	      "a raw client is refused by the server's SO_PEERCRED check");
+	      "a raw client is refused by the server's SCM_CREDENTIALS check");
 	CHECK(!uid_site(), "uid_key unchanged");
 	sk_control_stop();
 
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	raw_client_as_nobody(sock, out, sizeof(out));
 	printf("uid 65534, raw client, socket mode 0666: %s\n", out);
 	CHECK(strstr(out, "uid 65534 may not control") != NULL,
-	      "refused by the SO_PEERCRED check");
+	      "refused by the SCM_CREDENTIALS check");
 	CHECK(!uid_site(), "uid_key unchanged");
 	char *root_argv[] = { skctl, "-s", sock, "enable", "uid_key", NULL };
 	rc = run(root_argv, out, sizeof(out));

@@ -13,7 +13,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,6 +89,35 @@ static inline int fds_new_inheritable(int counter, const unsigned char *old)
 
 	fds_each(counter, fds_check_one, &n);
 	return n.inheritable;
+}
+
+/* The first descriptor whose target (readlink of /proc/self/fd/N) ends
+ * with @suffix, or -1. */
+static inline int fds_find_target(int counter, const char *suffix)
+{
+	char buf[8192], link[300], target[4096];
+	long got;
+	size_t sl = strlen(suffix);
+
+	if (lseek(counter, 0, SEEK_SET) != 0)
+		return -1;
+	while ((got = syscall(SYS_getdents64, counter, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			off += e->d_reclen;
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(link, sizeof(link), "/proc/self/fd/%s",
+				 e->d_name);
+			ssize_t n = readlink(link, target, sizeof(target) - 1);
+			if (n < (ssize_t)sl)
+				continue;
+			target[n] = '\0';
+			if (!strcmp(target + n - sl, suffix))
+				return atoi(e->d_name);
+		}
+	}
+	return -1;
 }
 
 #endif /* SK_TESTS_FOOTPRINT_FDS_H */

@@ -103,18 +103,25 @@ fn startup_state_from_environment() {
 /// flipped by name.
 #[test]
 fn control_socket_lists_and_flips_rust_keys() {
-    use std::io::{BufRead, BufReader, Write};
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let path = format!("/tmp/statickeys-rust-test-{}.sock\0", std::process::id());
     let r = unsafe { statickeys::sys::sk_control_start(path.as_ptr().cast()) };
     assert_eq!(r, 0, "sk_control_start");
-    let sock = std::os::unix::net::UnixStream::connect(path.trim_end_matches('\0')).unwrap();
-    let mut reader = BufReader::new(sock.try_clone().unwrap());
-    let mut ask = |req: &str| {
-        (&sock).write_all(req.as_bytes()).unwrap();
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        line
+    // A datagram socket with an address of its own (the server replies
+    // there), one request per datagram, the reply ending with a newline.
+    let own = format!("/tmp/statickeys-rust-test-{}.client", std::process::id());
+    let _ = std::fs::remove_file(&own);
+    let sock = std::os::unix::net::UnixDatagram::bind(&own).unwrap();
+    sock.connect(path.trim_end_matches('\0')).unwrap();
+    let ask = |req: &str| {
+        sock.send(req.as_bytes()).unwrap();
+        let mut reply = Vec::new();
+        let mut buf = vec![0u8; 65536];
+        while reply.last() != Some(&b'\n') {
+            let n = sock.recv(&mut buf).unwrap();
+            reply.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&reply).into_owned()
     };
     let list = ask("list\n");
     assert!(list.contains("\"F_KEY\"") && list.contains("a key that starts off"), "{list}");
@@ -125,6 +132,7 @@ fn control_socket_lists_and_flips_rust_keys() {
     assert!(ask("disable NO_SITES\n").contains("\"ok\":true"));
     assert!(!NO_SITES.is_enabled());
     drop(sock);
+    let _ = std::fs::remove_file(&own);
     assert_eq!(unsafe { statickeys::sys::sk_control_stop() }, 0);
     println!("control socket: Rust keys listed and flipped by name");
 }

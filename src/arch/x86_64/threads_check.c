@@ -82,22 +82,14 @@ struct blocker {
 };
 
 /*
- * Descriptors: at most one at any instant.  /proc/self/task stays open
- * between updates, because an fstat() of it tells a changed thread count in
- * ~0.45 us where a stat() by path takes ~1.7 us, most of what a 1-site flip
- * costs above its floor (experiment 3b).  It shares its place in the
- * library's descriptor budget (README, "What the library takes from its
- * host") with every other descriptor the runtime opens for a moment under
- * the patch lock: before one of those is opened (a thread's stat file
- * here, an object's file for a message, /proc/self/status for the tracer
- * note, an audited client's /proc/PID/comm) the directory is closed
- * (sk__arch_descriptor_release), and the
- * next update opens it again.  The thread ids are read from the directory
- * into memory and the directory is closed before any thread's stat file is
- * opened; each stat file is opened, read and closed before the next.  A
- * program that closed our descriptor and got its number back for something
- * else is noticed (the inode is not the directory's) and the number left
- * alone.
+ * Descriptors: none of its own.  The files this reads take the library's
+ * one place in the descriptor table (os/fd_slot.c), lent by /proc/self/mem
+ * for the scan and taken back after it: the directory is listed into
+ * memory and closed, then each thread's stat file is opened, read and
+ * closed in turn.  Whether the thread count changed is asked with a stat()
+ * of /proc/self/task by path (~1.7 us; an fstat() of a kept directory took
+ * ~0.45 us, but a kept directory is a second descriptor, taken when the
+ * program cannot plan for it: issue 32).
  *
  * Cost: opening a stat file by path costs a few microseconds, about three
  * times a read of an already open one, so a scan does not open every
@@ -115,46 +107,16 @@ struct tids {
 	size_t n, cap;
 };
 
-static int task_fd = -1; /* /proc/self/task, or -1 */
-static dev_t task_dev;
-static ino_t task_ino;
+static char task_path_buf[32]; /* "/proc/PID/task"; "" after fork */
 
-/* Is task_fd still the directory we opened?  (fstat into @st) */
-static bool task_fd_ours(struct stat *st)
+/* /proc/PID/task rather than /proc/self/task: the "self" link costs a
+ * third of the stat() (~2.2 us against ~2.8). */
+static const char *task_path(void)
 {
-	return task_fd >= 0 && fstat(task_fd, st) == 0 &&
-	       S_ISDIR(st->st_mode) && st->st_dev == task_dev &&
-	       st->st_ino == task_ino;
-}
-
-void sk__arch_descriptor_release(void)
-{
-	struct stat st;
-
-	/* A number the program closed and reused is its own now: forget it,
-	 * never close it. */
-	if (task_fd_ours(&st))
-		close(task_fd);
-	task_fd = -1;
-}
-
-/* The open task directory, after fstat() into @st; -1 without /proc. */
-static int task_dir(struct stat *st)
-{
-	if (task_fd_ours(st))
-		return task_fd;
-	/* Not open, or the number is no longer ours (the program closed it
-	 * and reused it): leave it to its owner and open ours. */
-	task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (task_fd >= 0 && fstat(task_fd, st) != 0) {
-		close(task_fd);
-		task_fd = -1;
-	}
-	if (task_fd < 0)
-		return -1;
-	task_dev = st->st_dev;
-	task_ino = st->st_ino;
-	return task_fd;
+	if (!task_path_buf[0])
+		snprintf(task_path_buf, sizeof(task_path_buf), "/proc/%d/task",
+			 (int)getpid());
+	return task_path_buf;
 }
 
 static struct tids clean; /* sorted: accepted at the last scan */
@@ -192,7 +154,7 @@ static int stat_blocks_sigtrap(const char *stat, struct blocker *b)
 }
 
 /* 1 if thread @tid blocks SIGTRAP (*b filled), else 0.  One descriptor,
- * closed before returning. */
+ * in the lent place, closed before returning. */
 static int check_task(pid_t tid, struct blocker *b)
 {
 	char path[64], buf[1024];
@@ -214,7 +176,7 @@ static int tids_push(struct tids *t, pid_t tid)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
-		pid_t *v = realloc(t->v, cap * sizeof(*v));
+		pid_t *v = sk__mem_realloc(t->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		t->v = v;
@@ -232,21 +194,17 @@ static int cmp_tid(const void *a, const void *b)
 }
 
 /* Read the ids in /proc/self/task into @listed, sorted; the directory is
- * closed before this returns, so that stat files can be opened. */
+ * closed before this returns, so that stat files can take its place.
+ * Call with the place lent (sk__fdslot_lend). */
 static int list_threads(void)
 {
 	char dents[4096];
 	long n;
 	int r = 0;
-	struct stat st;
-	int dir = task_dir(&st);
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (dir < 0)
 		return -errno; /* open()'s */
-	if (lseek(dir, 0, SEEK_SET) != 0) {
-		sk__arch_descriptor_release();
-		return -errno;
-	}
 	listed.n = 0;
 	while (r == 0 &&
 	       (n = syscall(SYS_getdents64, dir, dents, sizeof(dents))) > 0) {
@@ -258,9 +216,9 @@ static int list_threads(void)
 				r = tids_push(&listed, (pid_t)tid);
 		}
 	}
-	sk__arch_descriptor_release();
+	close(dir);
 	if (listed.n > 1)
-		qsort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
+		sk__sort(listed.v, listed.n, sizeof(pid_t), cmp_tid);
 	return r;
 }
 
@@ -272,6 +230,8 @@ static int list_threads(void)
 static int scan_threads(bool full, struct blocker *b)
 {
 	pid_t self = gettid();
+
+	sk__fdslot_lend();
 	int r = list_threads(), found = 0;
 
 	for (size_t i = 0; r == 0 && i < listed.n; i++) {
@@ -286,6 +246,7 @@ static int scan_threads(bool full, struct blocker *b)
 			found = 1;
 		}
 	}
+	sk__fdslot_return();
 	return r ? r : found;
 }
 
@@ -303,9 +264,9 @@ static void scan_accepted(long count, bool full)
 
 void sk__threads_after_fork_child(void)
 {
-	/* The ids are the parent's threads, and so is the directory. */
-	sk__arch_descriptor_release();
+	/* The ids are the parent's threads, the path the parent's pid. */
 	clean.n = 0;
+	task_path_buf[0] = '\0';
 	scanned_count = -1;
 	refused_tid = 0;
 }
@@ -313,14 +274,14 @@ void sk__threads_after_fork_child(void)
 enum scan { SCAN_NONE, SCAN_NEW, SCAN_FULL };
 
 /* Which scan this update needs; *count is the link count of
- * /proc/self/task now (2 + the number of threads), -1 if unknown: an
- * fstat() of the kept directory. */
+ * /proc/self/task now (2 + the number of threads), -1 if unknown: a
+ * stat() by path, which opens no descriptor. */
 static enum scan scan_needed(long *count)
 {
 	struct stat st;
 
 	*count = -1;
-	if (task_dir(&st) < 0)
+	if (stat(task_path(), &st) != 0)
 		return SCAN_FULL;
 	*count = (long)st.st_nlink;
 	if (!sk__sigmask_wrappers_active() || refused_tid ||

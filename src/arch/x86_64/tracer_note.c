@@ -15,10 +15,12 @@
  * library as loaded, so that a tree installed with `cmake --install
  * --prefix P` (or moved) is told P's script, not the configured prefix's.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,29 +90,44 @@ static const char *script_hint(char *buf, size_t size)
 	return SCRIPT_HINT;
 }
 
+/* Up to @size - 1 bytes of the file at @path, NUL-terminated, with the
+ * system calls alone: this runs inside updates, which may run in signal
+ * handlers (no stdio, no malloc: core/lock.c).  Return: bytes read, or 0. */
+static size_t read_small(const char *path, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while (got + 1 < size &&
+	       (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
 /* The tracer's pid, or 0; and its command name into @comm. */
 static long tracer_pid(char *comm, size_t size)
 {
-	char line[256], path[64];
+	char status[4096], path[64];
 	long pid = 0;
-	FILE *f;
 
-	sk__arch_descriptor_release(); /* its place in the budget */
-	f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %ld", &pid) == 1)
-			break;
-	fclose(f);
+	/* In the library's one place (os/fd_slot.c), under the patch lock;
+	 * one file at a time. */
+	sk__fdslot_lend();
+	if (read_small("/proc/self/status", status, sizeof(status))) {
+		const char *t = strstr(status, "\nTracerPid:");
+		if (t)
+			pid = strtol(t + strlen("\nTracerPid:"), NULL, 10);
+	}
 	snprintf(comm, size, "?");
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	if (pid > 0 && (f = fopen(path, "re"))) {
-		if (fgets(comm, (int)size, f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	if (pid > 0 && read_small(path, comm, size))
+		comm[strcspn(comm, "\n")] = '\0';
+	sk__fdslot_return();
 	return pid;
 }
 

@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <time.h>
@@ -52,15 +51,16 @@ void sk__tracepoint_exit(struct sk_tracepoint *tp, unsigned int phase)
 	in_probe--;
 }
 
-/* Wait until a counter drains: yield first (a probe is usually short), then
- * sleep in growing steps up to a millisecond. */
+/* Wait until a counter drains: a few polls first (a probe is usually
+ * short), then sleeps growing to a millisecond.  No sched_yield(): with more
+ * runnable threads than CPUs it hands the CPU away for a whole time slice. */
 static void wait_drained(unsigned long *count)
 {
 	long ns = 1000;
 
 	for (int spins = 0; __atomic_load_n(count, __ATOMIC_ACQUIRE); spins++) {
-		if (spins < 64) {
-			sched_yield();
+		if (spins < 100) {
+			__asm__ __volatile__("" ::: "memory");
 			continue;
 		}
 		struct timespec ts = { 0, ns };

@@ -52,6 +52,8 @@ static void *watch(void *arg)
 	struct timespec next;
 
 	(void)arg;
+	/* Named, so that top -H and /proc say whose thread it is. */
+	pthread_setname_np(pthread_self(), "sk-trace-watch");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		pthread_mutex_lock(&list_lock);

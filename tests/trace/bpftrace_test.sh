@@ -29,6 +29,7 @@ timeout 25 bpftrace -p $pid -e "
 usdt:$traced:sktest:tick /arg0 < 1000000000/ { @events = count(); @sum = sum(arg1); }
 usdt:$traced:sktest:tick /arg0 == 1000000000/ { exit(); }" >"$tmp/bt" 2>&1
 bt=$?
+bt_end=$(date +%s.%N) # bpftrace has detached: its process is gone
 wait $pid
 rc=$?
 echo "--- program"; cat "$tmp/out"
@@ -44,5 +45,7 @@ off_ms=$(sed -n 's/^off \([0-9]*\) ms.*/\1/p' "$tmp/out")
 if [ -n "$off_ms" ] && [ "$off_ms" -gt 1000 ]; then
 	echo "FAIL: off $off_ms ms after the last event (bpftrace's own exit included)"; fail=1
 fi
+off_at=$(sed -n 's/^off_at //p' "$tmp/out")
+[ -n "$off_at" ] && echo "off $(awk "BEGIN { printf \"%.0f\", ($off_at - $bt_end) * 1000 }") ms after bpftrace exited (negative: before its exit completed)"
 [ $fail = 0 ] && echo "PASS: bpftrace counted $events of $n events with their arguments; off again ${off_ms} ms after the last event"
 exit $fail

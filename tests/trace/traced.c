@@ -73,8 +73,12 @@ int main(int argc, char **argv)
 		}
 		nap(1);
 	}
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
 	printf("off %.0f ms after the last event; key count %d\n",
 	       (now() - t1) * 1e3, sk_key_count(&sk__tp_sktest_tick.key));
+	/* For the tracer's script: when, by the wall clock, it saw off. */
+	printf("off_at %ld.%09ld\n", (long)wall.tv_sec, wall.tv_nsec);
 	/* Fired while off: nobody may see these. */
 	for (int i = 0; i < 100; i++)
 		sk_trace_sktest_tick(i, 0);

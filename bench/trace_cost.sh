@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # trace_cost.sh BUILD_DIR [JSON] - a disabled tracepoint's instructions,
 # data reads and conditional branches per call (cachegrind, exact counts):
-# ours against a sys/sdt.h probe under its semaphore and a plain flag, in
-# one run.  Each program runs with two iteration counts; the difference
+# ours against a sys/sdt.h probe under its semaphore, a plain flag and an
+# LTTng-UST 2.13 tracepoint (when it was built), in one run.  Each program runs with two iteration counts; the difference
 # removes start-up, and subtracting the empty loop leaves the check alone.
 set -eu
 bdir=$1 json=${2:-}
@@ -18,8 +18,10 @@ counts() { # counts VARIANT N -> "Ir Dr Bc"
 	     /^summary:/ { for (i = 2; i <= NF; i++) v[ev[i]] = $i;
 	                   print v["Ir"], v["Dr"], v["Bc"] }' "$tmp/cg"
 }
+variants="trace_off usdt_sem flag"
+[ -x "$bdir/bench/trace_loop_lttng" ] && variants="$variants lttng"
 declare -A per
-for v in empty trace_off usdt_sem flag; do
+for v in empty $variants; do
 	read -r ir1 dr1 bc1 < <(counts $v $lo)
 	read -r ir2 dr2 bc2 < <(counts $v $hi)
 	per[$v]="$(awk -v a="$ir1 $dr1 $bc1" -v b="$ir2 $dr2 $bc2" -v n=$((hi - lo)) \
@@ -29,7 +31,7 @@ done
 read -r e_ir e_dr e_bc <<<"${per[empty]}"
 printf '%-34s %12s %10s %10s\n' "disabled tracepoint (per call)" instructions "data reads" branches
 rows=()
-for v in trace_off usdt_sem flag; do
+for v in $variants; do
 	read -r ir dr bc <<<"${per[$v]}"
 	line=$(awk -v ir=$ir -v dr=$dr -v bc=$bc -v eir=$e_ir -v edr=$e_dr -v ebc=$e_bc \
 		'BEGIN { printf "%.2f %.2f %.2f", ir-eir, dr-edr, bc-ebc }')
@@ -38,6 +40,7 @@ for v in trace_off usdt_sem flag; do
 	trace_off) name="statickeys sk_trace_*()" ;;
 	usdt_sem) name="sys/sdt.h probe under semaphore" ;;
 	flag) name="plain flag" ;;
+	lttng) name="LTTng-UST 2.13 tracepoint" ;;
 	esac
 	printf '%-34s %12s %10s %10s\n' "$name" "$a" "$b" "$c"
 	rows+=("\"$v\": {\"instructions\": $a, \"data_reads\": $b, \"branches\": $c}")

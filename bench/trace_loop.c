@@ -6,7 +6,8 @@
  *
  * Variants (TRACE_VARIANT): 0 the empty loop; 1 ours (sk_trace_*, off);
  * 2 a sys/sdt.h probe under its semaphore (the USDT idiom:
- * if (sem) STAP_PROBE); 3 a plain flag.  As in branch_loop.c, the memory
+ * if (sem) STAP_PROBE); 3 a plain flag; 4 an LTTng-UST 2.13 tracepoint
+ * (built when liblttng-ust-dev is installed).  As in branch_loop.c, the memory
  * clobber after each check keeps a flag from being hoisted out of the loop.
  */
 #include <stdlib.h>
@@ -41,6 +42,11 @@ extern void bench_event(long i);
 			bench_event(i);                                      \
 	} while (0)
 void bench_event(long i) { __asm__ __volatile__("" ::"r"(i)); }
+#elif TRACE_VARIANT == 4
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#include "trace_lttng_tp.h"
+#define CHECK(i) lttng_ust_tracepoint(bench, tick, i)
 #else
 #define CHECK(i) ((void)(i))
 #endif

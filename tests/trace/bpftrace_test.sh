@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bpftrace_test.sh TRACED - bpftrace attaches to a running program's
+# bpftrace_test.sh TRACED PLUGIN - bpftrace attaches to a running program's
 # tracepoint (its USDT probe), which turns on by itself; bpftrace counts
 # exactly the events the program fired while it was attached; after bpftrace
 # leaves, the tracepoint turns off again (the program checks its site and
 # the key's count, and says how long it took).
 set -u
-traced=$1
+traced=$1 plugin=$2
 n=5000
 command -v bpftrace >/dev/null || { echo "SKIPPED: bpftrace is not installed"; exit 77; }
 if ! out=$(timeout 20 bpftrace -e 'BEGIN { exit(); }' 2>&1); then
@@ -19,6 +19,12 @@ trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 if ! bpftrace -l "usdt:$traced:*" | grep -q 'usdt:.*:sktest:tick'; then
 	echo "FAIL: bpftrace -l does not list usdt:$traced:sktest:tick"
 	bpftrace -l "usdt:$traced:*"
+	exit 1
+fi
+
+# ... and in a shared object (a plugin that defines sktplug:ev).
+if ! bpftrace -l "usdt:$plugin:*" | grep -q 'usdt:.*:sktplug:ev'; then
+	echo "FAIL: bpftrace -l does not list usdt:$plugin:sktplug:ev"
 	exit 1
 fi
 

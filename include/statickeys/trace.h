@@ -71,7 +71,8 @@ struct sk_tracepoint_probe {
  *             entered in (the grace period waits for both).
  * @phase:     which of @readers new firings count in.
  * @semaphore: the USDT semaphore the kernel raises for each attached tracer.
- * @tracer_ref: 1 while the semaphore watcher holds a key reference.
+ * @tracer_ref: 1 while the semaphore watcher holds a key reference (2: its
+ *             update was refused; retried once the tracers have left).
  * @next:      the runtime's list of defined tracepoints.
  */
 struct sk_tracepoint {

@@ -32,18 +32,27 @@ static struct sk_tracepoint *tracepoints; /* under list_lock */
 static int watcher_running;		  /* under list_lock */
 static pid_t watcher_pid;		  /* the process that started it */
 
+/* tracer_ref: none held, one held, or none because taking it failed (the
+ * key update was refused and said why; it is tried again only after the
+ * tracers have left, not 20 times a second). */
+enum { TRACER_NONE, TRACER_HELD, TRACER_REFUSED };
+
 /* Take or drop the tracers' reference of one tracepoint.  Called with
  * list_lock held, which keeps its object from being unloaded meanwhile. */
 static void follow(struct sk_tracepoint *tp)
 {
 	unsigned short sem = __atomic_load_n(tp->semaphore, __ATOMIC_RELAXED);
 
-	if (sem && !tp->tracer_ref) {
-		if (sk_key_inc(&tp->key) == 0)
-			tp->tracer_ref = 1;
-	} else if (!sem && tp->tracer_ref) {
-		if (sk_key_dec(&tp->key) == 0)
-			tp->tracer_ref = 0;
+	if (sem && tp->tracer_ref == TRACER_NONE) {
+		tp->tracer_ref = sk_key_inc(&tp->key) == 0 ? TRACER_HELD
+							   : TRACER_REFUSED;
+	} else if (!sem && tp->tracer_ref == TRACER_REFUSED) {
+		tp->tracer_ref = TRACER_NONE;
+	} else if (!sem && tp->tracer_ref == TRACER_HELD) {
+		/* Given back even if refused: a refusal means the count is
+		 * already 0 (skctl disable took every reference). */
+		sk_key_dec(&tp->key);
+		tp->tracer_ref = TRACER_NONE;
 	}
 }
 
@@ -137,7 +146,8 @@ void sk__tracepoint_remove(struct sk_tracepoint *tp)
 			break;
 		}
 	}
-	if (tp->tracer_ref && sk_key_dec(&tp->key) == 0)
-		tp->tracer_ref = 0;
+	if (tp->tracer_ref == TRACER_HELD)
+		sk_key_dec(&tp->key);
+	tp->tracer_ref = TRACER_NONE;
 	pthread_mutex_unlock(&list_lock);
 }

@@ -61,8 +61,6 @@ static void *watch(void *arg)
 	struct timespec next;
 
 	(void)arg;
-	/* Named, so that top -H and /proc say whose thread it is. */
-	pthread_setname_np(pthread_self(), "sk-trace-watch");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
 		pthread_mutex_lock(&list_lock);
@@ -83,26 +81,35 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* Start the watcher, named (by its creator, so the name is there when the
+ * caller goes on) for top -H and /proc to say whose thread it is. */
+static int create_watcher(void)
+{
+	pthread_t t;
+	int r = sk__control_thread_create(&t, watch);
+
+	if (r)
+		return r;
+	pthread_setname_np(t, "sk-trace-watch");
+	pthread_detach(t);
+	watcher_running = 1;
+	watcher_pid = getpid();
+	return 0;
+}
+
 /* The thread does not survive fork(): a child that still has tracepoints
  * starts its own, on its next tracepoint added or now, from the handler. */
 static void after_fork_child(void)
 {
 	pthread_mutex_init(&list_lock, NULL);
 	watcher_running = 0;
-	if (tracepoints) {
-		pthread_t t;
-		if (sk__control_thread_create(&t, watch) == 0) {
-			pthread_detach(t);
-			watcher_running = 1;
-			watcher_pid = getpid();
-		}
-	}
+	if (tracepoints)
+		create_watcher();
 }
 
 static void start_locked(void)
 {
 	static int atfork_set;
-	pthread_t t;
 
 	if (watcher_running && watcher_pid == getpid())
 		return;
@@ -110,16 +117,13 @@ static void start_locked(void)
 		pthread_atfork(NULL, NULL, after_fork_child);
 		atfork_set = 1;
 	}
-	int r = sk__control_thread_create(&t, watch);
+	int r = create_watcher();
 	if (r) {
 		sk__warn("tracepoints: could not start the thread that notices "
 			 "attached tracers (%s); tracepoints turn on only by "
 			 "probes and key updates", strerror(-r));
 		return;
 	}
-	pthread_detach(t);
-	watcher_running = 1;
-	watcher_pid = getpid();
 }
 
 void sk__tracepoint_add(struct sk_tracepoint *tp)

@@ -134,8 +134,11 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 			     "tracepoint " #sys ":" #name " has more than "  \
 			     "12 arguments, the most a USDT probe "         \
 			     "(sys/sdt.h) can carry");                       \
-	extern struct sk_tracepoint SK__TP(sys, name);                       \
-	void SK__TP_ON(sys, name)(proto);                                    \
+	/* Exported even under -fvisibility=hidden, as the kernel's         \
+	 * EXPORT_TRACEPOINT_SYMBOL: other objects fire it too. */           \
+	extern struct sk_tracepoint SK__TP(sys, name)                        \
+		__attribute__((visibility("default")));                      \
+	__attribute__((visibility("default"))) void SK__TP_ON(sys, name)(proto); \
 	/** sk_trace_SYSTEM_NAME() - fire: one NOP while off. */             \
 	__attribute__((always_inline)) static inline void                    \
 		sk_trace_##sys##_##name(proto)                               \

@@ -87,6 +87,9 @@ static void attach_detach(const char *who)
 
 int main(void)
 {
+	if (!sk__tp_sktest_tick.semaphore)
+		skip_test("built without sys/sdt.h: tracepoints have no USDT "
+			  "probe and no semaphore to watch");
 	int watchers, n = threads(&watchers);
 	CHECK(n == 2 && watchers == 1,
 	      "one thread of the program and the watcher: %d threads, %d "

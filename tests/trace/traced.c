@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 		nap(5);
 	}
 	printf("on %.0f ms after start (semaphore %u)\n", (now() - t0) * 1e3,
-	       (unsigned)*sk__tp_sktest_tick.semaphore);
+	       sk__tp_sktest_tick.semaphore ? *sk__tp_sktest_tick.semaphore : 0u);
 	/* The tracer raises the semaphore per probe it attaches; give its
 	 * other attachments time to land before counting starts. */
 	nap(1000);
@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 		if (now() - t1 > 5) {
 			printf("still on 5 s after the last event (semaphore "
 			       "%u, key count %d)\n",
-			       (unsigned)*sk__tp_sktest_tick.semaphore,
+			       sk__tp_sktest_tick.semaphore
+				       ? *sk__tp_sktest_tick.semaphore : 0u,
 			       sk_key_count(&sk__tp_sktest_tick.key));
 			return 1;
 		}

@@ -11,7 +11,9 @@ set -eu
 # faults_late_runtime_* preload the runtime or expect the default
 # SIGTRAP policy: neither goes with a sanitizer runtime, which must come
 # first in the process and (TSan) needs STATICKEYS_BLOCKED_SIGTRAP=warn.
-exclude='|late_runtime'
+# The tracepoint tests of compilers and tracers (trace_misuse_build links
+# unsanitized programs; bpftrace and perf are not what this build checks).
+exclude='|late_runtime|trace_misuse_build|trace_bpftrace|trace_perf'
 kind=$1 src=$2 dir=$3 cmake=$4 ctest=$5 cc=$6 cxx=$7
 shift 7
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,5 +67,5 @@ fi
 # The torture tests are shortened: the sanitizers slow every access down.
 export SK_TORTURE_SECONDS=3
 cd "$dir"
-"$ctest" --output-on-failure --timeout 300 -R '^(core|faults|linux|cxx)_' \
+"$ctest" --output-on-failure --timeout 300 -R '^(core|faults|linux|cxx|trace)_' \
 	-E "clang|does_not_compile$exclude"

@@ -151,21 +151,35 @@ fn backend_folder(cmake_text: &str) -> String {
     }
 }
 
-/// A fully static glibc program (`-C target-feature=+crt-static`): the C
-/// runtime's signal-mask wrappers must take the place of the C library's
-/// weak definitions (src/arch/x86_64/sigmask.c, SK_SIGMASK_STATIC_GLIBC),
-/// since a library crate cannot give the final link the `--wrap` options the
-/// C build uses.  Without this, updates in such a program are refused with
-/// ENOTSUP (and a message) instead of running unprotected.
+/// A fully static program (`-C target-feature=+crt-static`, the default of
+/// the musl targets): the C runtime's signal-mask wrappers must take the
+/// place of the C library's definitions and reach its functions without a
+/// dynamic linker (src/arch/x86_64/sigmask.c), since a library crate cannot
+/// give the final link the `--wrap` options the C build uses.  Static glibc:
+/// its internal names (SK_SIGMASK_STATIC_GLIBC); without this, updates are
+/// refused with ENOTSUP.  Static musl: its internal names and, where it has
+/// none, what its functions do (SK_SIGMASK_STATIC_MUSL, sigmask_musl.c);
+/// without this, the wrappers find nothing to call (musl's static dlsym
+/// always fails) and Rust's own start-up `signal()` aborts the program.
 fn static_crt(build: &mut cc::Build) {
     println!("cargo:rerun-if-env-changed=CARGO_CFG_TARGET_FEATURE");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
-    let crt_static = features.split(',').any(|f| f == "crt-static");
-    let gnu = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    let musl = env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("musl");
+    // The musl targets link statically unless told otherwise, and cargo
+    // does not list their default crt-static among the target features.
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let crt_static = features.split(',').any(|f| f == "crt-static")
+        || (musl && !flags.contains("-crt-static"));
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
-    if crt_static && gnu && x86_64 {
-        build.define("SK_SIGMASK_STATIC_GLIBC", None);
+    if !(crt_static && x86_64) || env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
+        return;
     }
+    match env::var("CARGO_CFG_TARGET_ENV").as_deref() {
+        Ok("gnu") => build.define("SK_SIGMASK_STATIC_GLIBC", None),
+        Ok("musl") => build.define("SK_SIGMASK_STATIC_MUSL", None),
+        _ => build,
+    };
 }
 
 fn build_bundled(root: &Path) {

@@ -19,6 +19,10 @@
 #                 .crate files (package.sh)
 #   prefix        a new project against an install in a prefix the loader
 #                 does not search (package.sh)
+#   test-musl     both crates' tests built for x86_64-unknown-linux-musl:
+#                 fully static programs on the musl Rust bundles, the C
+#                 runtime compiled by musl-gcc (the packaged crates on musl:
+#                 package.sh)
 #   test-i686     the workspace's tests built for i686-unknown-linux-gnu
 #                 (linked by i686-linux-gnu-gcc), run natively
 #   test-riscv64  the site-decoding (mixed) and no-sites tests built for
@@ -152,6 +156,22 @@ doc)
   STATICKEYS_SYS_BUNDLED=1 RUSTDOCFLAGS="-D warnings" \
     "$cargo" doc --no-deps -p statickeys -p statickeys-sys
   echo "cargo doc: no warnings"
+  ;;
+test-musl)
+  # The target's own default (crt-static), as `cargo build --target
+  # x86_64-unknown-linux-musl` ships programs: the runtime's signal-mask
+  # wrappers reach musl without a dynamic linker (arch/x86_64/sigmask_musl.c).
+  t=x86_64-unknown-linux-musl
+  [ "$(uname -m)" = x86_64 ] || { echo "SKIPPED: not an x86-64 host"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
+    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+  command -v musl-gcc >/dev/null || { echo "SKIPPED: no musl-gcc (musl-tools)"; exit 77; }
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test --target $t -p statickeys -p statickeys-sys \
+    -- "${targs[@]}"
+  t=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -name 'torture-*' -type f -executable | head -1)
+  file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
+    { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
+  echo "musl: $(file -L "$t" | cut -d, -f1-5)"
   ;;
 test-i686 | test-riscv64)
   cross_target "${step#test-}"

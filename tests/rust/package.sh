@@ -8,7 +8,10 @@
 #            src/CMakeLists.txt names (every architecture) and every public
 #            header, as files.  Then a new project depending on the two
 #            packaged crates (as from crates.io) builds and runs its
-#            threaded test and program.
+#            threaded test and programs (blocked_signals: every thread
+#            blocks every signal while keys flip); the same built for
+#            x86_64-unknown-linux-musl (fully static, as Rust ships musl
+#            programs), where that target's std and musl-gcc are installed.
 #   prefix   this build installed into a prefix the loader does not search,
 #            found with PKG_CONFIG_PATH as the C instructions say: the
 #            program runs (the static library is linked); with only the
@@ -84,9 +87,25 @@ package)
 	package_contents "$pkgdir/statickeys-sys-0.1.0.crate"
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" test -q
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q
+	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --bin blocked_signals
 	grep -q 'cargo:build=bundled' "$ctarget"/debug/build/statickeys-sys-*/output ||
 		fail "the consumer did not build the bundled runtime"
-	echo "4 passed, 0 failed"
+	passed=4 musl=x86_64-unknown-linux-musl
+	if [ ! -d "$(rustc --print sysroot)/lib/rustlib/$musl/lib" ]; then
+		echo "not run: the packaged crates on $musl (no Rust std for it: rustup target add $musl)"
+	elif ! command -v musl-gcc >/dev/null; then
+		echo "not run: the packaged crates on $musl (no musl-gcc: musl-tools)"
+	else
+		consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" test -q --target $musl
+		consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --target $musl
+		consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --target $musl \
+			--bin blocked_signals
+		file -L "$ctarget/$musl/debug/blocked_signals" | grep -Eq 'static-pie linked|statically linked' ||
+			fail "the $musl program is not static"
+		echo "$musl: $(file -L "$ctarget/$musl/debug/blocked_signals" | cut -d, -f1-5)"
+		passed=7
+	fi
+	echo "$passed passed, 0 failed"
 	;;
 prefix)
 	prefix=$tmp/opt/statickeys

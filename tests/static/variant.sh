@@ -8,7 +8,11 @@
 #                        and so with the -Wl,--wrap options the static CMake
 #                        target carries
 #   musl                 CC=musl-gcc; test programs link the shared runtime
-#   musl-static          CC=musl-gcc, every test program fully static
+#   musl-static          CC=musl-gcc, every test program fully static; then
+#                        the runtime as Rust's musl target links it: no
+#                        --wrap options, the wrappers taking musl's names
+#                        (SK_SIGMASK_STATIC_MUSL, arch/x86_64/sigmask_musl.c),
+#                        with every thread model that sets a mask
 # What runs: the kernel-API matrix, the torture with both writers and with
 # the fallback core sync, every thread model with each writer and the sync
 # fallback, updates from signal handlers (signals, handler_updates), the
@@ -109,5 +113,29 @@ if [ -n "$link" ]; then
   echo "$out" | grep -q 'refused (ENOTSUP)' &&
     echo "$out" | grep -q 'pkg-config --static --libs statickeys' ||
     fail "no message naming the link line"
+fi
+if [ "$variant" = musl-static ]; then
+  # As statickeys-sys builds it for x86_64-unknown-linux-musl: the sources
+  # src/CMakeLists.txt lists, one archive, a program linked without --wrap.
+  nowrap=$build.static-musl
+  rm -rf "$nowrap" && mkdir -p "$nowrap"
+  sources=$(sed -n '/^set(SK_SOURCES/,/)/p;/^set(SK_ARCH_SOURCES_x86_64/,/)/p' \
+    "$src/src/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$')
+  printf '%s\n' $sources | xargs -P "${SK_VARIANT_JOBS:-2}" -I{} sh -c \
+    'musl-gcc -c -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+       -DSK_BUILDING_LIBRARY -DSK_SIGMASK_STATIC_MUSL -fvisibility=hidden \
+       -I"$1/include" -I"$1/src" "$1/src/{}" -o "$2/$(echo {} | tr / _).o"' \
+    _ "$src" "$nowrap" || fail "compiling the runtime with SK_SIGMASK_STATIC_MUSL"
+  ar rcs "$nowrap/libstatickeys.a" "$nowrap"/*.o
+  musl-gcc -static -O2 -D_GNU_SOURCE -DSK_TEST_STATIC_RUNTIME -I"$src/include" \
+    -I"$src/tests" "$src/tests/faults/thread_models.c" \
+    "$nowrap/libstatickeys.a" -lpthread -o "$nowrap/thread_models" ||
+    fail "linking thread_models without --wrap"
+  for m in inherited pthread_sigmask sigprocmask siglongjmp handler_sa_mask \
+           handler_sigsuspend fork_spawn exec_blocked; do
+    SK_TORTURE_SECONDS=0.3 "$nowrap/thread_models" $m > "$nowrap/$m.log" 2>&1 ||
+      { tail -20 "$nowrap/$m.log"; fail "thread model $m (musl, no --wrap)"; }
+    echo "musl without --wrap: $m: $(grep -E '^[0-9]+ passed' "$nowrap/$m.log")"
+  done
 fi
 echo "PASSED: variant $variant"

@@ -8,6 +8,18 @@
 #![no_std]
 #![allow(non_camel_case_types)]
 
+// A fully static program (crt-static, the musl targets' default) links the C
+// library as an archive, which the linker scans once, where it stands on the
+// command line.  rustc puts a crate's native libraries before those of the
+// crates it depends on: depending on std puts the C runtime before std's
+// `-lc`.  Otherwise a test harness could place std first; the C library's
+// signal() and pthread_sigmask() would be linked before the runtime's own
+// (sigmask.c), whose definitions then collide with them (musl defines both
+// under their public names), and the runtime's calls into the C library
+// would find nothing.
+#[cfg(target_feature = "crt-static")]
+extern crate std;
+
 use core::ffi::{c_char, c_int, c_uint, c_void};
 
 /// `SK__KEY_MAGIC`: written into every key by its definition.

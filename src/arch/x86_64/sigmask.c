@@ -102,8 +102,17 @@
  * taken over that way and are left out: what they block is found by
  * threads_check.c instead.
  */
-#if !defined(SK_SIGMASK_STATIC_GLIBC)
+/*
+ * SK_SIGMASK_STATIC_MUSL: the same for a fully static musl program (Rust's
+ * x86_64-unknown-linux-musl), where dlsym() always fails: sigmask_musl.c
+ * says what is called instead.  musl's sighold and sigset call our
+ * sigprocmask and sigaction, and are not taken over.
+ */
+#if !defined(SK_SIGMASK_STATIC_GLIBC) && !defined(SK_SIGMASK_STATIC_MUSL)
 #define WRAP_PUBLIC_ONLY 1 /* also the functions defined only publicly */
+#endif
+#if !defined(SK_SIGMASK_STATIC_GLIBC)
+#define WRAP_POLLS 1 /* ppoll, epoll_pwait */
 #endif
 
 static bool keeping(void)
@@ -195,6 +204,31 @@ static void lookup(void)
 	REAL(pselect) = __pselect;
 	REAL(sigblock) = __sigblock;
 	REAL(sigsetmask) = __sigsetmask;
+}
+#elif defined(SK_SIGMASK_STATIC_MUSL)
+int __sigaction(int, const struct sigaction *, struct sigaction *);
+int sk__musl_pthread_sigmask(int, const sigset_t *, sigset_t *);
+int sk__musl_sigprocmask(int, const sigset_t *, sigset_t *);
+void sk__musl_longjmp(jmp_buf, int);
+int sk__musl_sigsuspend(const sigset_t *);
+int sk__musl_pselect(int, fd_set *, fd_set *, fd_set *,
+		     const struct timespec *, const sigset_t *);
+int sk__musl_ppoll(struct pollfd *, nfds_t, const struct timespec *,
+		   const sigset_t *);
+int sk__musl_epoll_pwait(int, struct epoll_event *, int, int,
+			 const sigset_t *);
+
+static void lookup(void)
+{
+	REAL(sigprocmask) = sk__musl_sigprocmask;
+	REAL(pthread_sigmask) = sk__musl_pthread_sigmask;
+	REAL(sigaction) = __sigaction;
+	REAL(siglongjmp) = sk__musl_longjmp;
+	REAL(longjmp) = sk__musl_longjmp;
+	REAL(sigsuspend) = sk__musl_sigsuspend;
+	REAL(pselect) = sk__musl_pselect;
+	REAL(ppoll) = sk__musl_ppoll;
+	REAL(epoll_pwait) = sk__musl_epoll_pwait;
 }
 #else
 /* On i386, whose versions start at GLIBC_2.0, the x86-64 names below are
@@ -555,7 +589,7 @@ SK_EXPORT int WRAPPER(pselect)(int n, fd_set *r, fd_set *w, fd_set *e,
 	return CALL_REAL(pselect, n, r, w, e, timeout, without_trap(set, &buf));
 }
 
-#ifdef WRAP_PUBLIC_ONLY
+#ifdef WRAP_POLLS
 SK_EXPORT int WRAPPER(ppoll)(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		    const sigset_t *set)
 {

@@ -86,7 +86,8 @@ typedef int mask_fn(int, const sigset_t *, sigset_t *);
 /* The pthread_sigmask the program's own calls reach. */
 static mask_fn *programs_pthread_sigmask(void)
 {
-#if defined(SK_SIGMASK_LD_WRAP) || defined(SK_SIGMASK_STATIC_GLIBC)
+#if defined(SK_SIGMASK_LD_WRAP) || defined(SK_SIGMASK_STATIC_GLIBC) ||      \
+	defined(SK_SIGMASK_STATIC_MUSL)
 	/* A reference from this file is rewritten by --wrap like the
 	 * program's own, or binds to sigmask.c's in place of the C
 	 * library's (no dynamic linker to ask). */

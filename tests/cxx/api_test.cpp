@@ -384,8 +384,10 @@ TEST(CxxKeys, FlipsWhileOtherThreadsRunEverySite)
 	auto sites = all_tracing_sites();
 	std::atomic<unsigned long> seq{ 0 }, checked{ 0 }, wrong{ 0 };
 	std::atomic<bool> stop{ false };
+	std::atomic<int> started{ 0 };
 	auto runner = [&] {
 		unsigned long c = 0, w = 0;
+		started.fetch_add(1, std::memory_order_acq_rel);
 		while (!stop.load(std::memory_order_acquire)) {
 			for (const auto &s : sites) {
 				for (auto fn : { s.unlikely_site, s.likely_site, s.inline_site }) {
@@ -406,6 +408,11 @@ TEST(CxxKeys, FlipsWhileOtherThreadsRunEverySite)
 	std::vector<std::thread> threads;
 	for (int i = 0; i < 3; i++)
 		threads.emplace_back(runner);
+	// The flips start once every runner runs: without a port (the portable
+	// backend) 200 flips take a few milliseconds, which on a loaded machine
+	// could end before a runner was first scheduled (0 checked).
+	while (started.load(std::memory_order_acquire) < 3)
+		std::this_thread::yield();
 	const int flips = 200;
 	for (int i = 0; i < flips; i++) {
 		seq.fetch_add(1, std::memory_order_acq_rel);

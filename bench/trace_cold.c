@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/trace_cold.c - a disabled tracepoint's cost when the line its state
  * lives on has been evicted from the cache (what a rarely run path meets):

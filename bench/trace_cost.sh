@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # trace_cost.sh BUILD_DIR [JSON] - a disabled tracepoint's instructions,
 # data reads and conditional branches per call (cachegrind, exact counts):
 # ours against a sys/sdt.h probe under its semaphore, a plain flag and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * bench/trace_loop.c - the cost of a disabled tracepoint, one per loop
  * iteration, for counting under cachegrind (bench/trace_cost.sh).

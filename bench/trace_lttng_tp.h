@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* bench/trace_lttng_tp.h - the LTTng-UST 2.13 tracepoint provider of
  * bench/trace_loop.c's LTTng variant: bench:tick(long i). */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * sktrace_demo - a program with a tracepoint to attach tracers to.
  *

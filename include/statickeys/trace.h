@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * statickeys/trace.h - tracepoints in the kernel's shape, on static keys.
  *

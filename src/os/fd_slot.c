@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/fd_slot.c - the library's one descriptor for files, taken at
  * start-up and never more than one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/trace/probes.c - a tracepoint's probe array: registration, firing and
  * the grace period that makes unregistration final.

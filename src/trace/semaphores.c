@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/trace/semaphores.c - tracers attached to a tracepoint's USDT probe
  * hold a reference on its key.

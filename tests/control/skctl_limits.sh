@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # skctl_limits.sh SKDEMO SKCTL MANPAGE - skctl never waits for good, and
 # says what went wrong in words that fit the case, with the exit code the
 # man page gives: a stopped program and a socket that never answers (exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/api.c - the tracepoint API: firing, registration, the key's
  * references, arguments evaluated only when on, and misuse answered with an

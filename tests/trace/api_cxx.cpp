@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/api_cxx.cpp - the tracepoint macros from C++: a tracepoint
  * declared, defined and fired in C++ files, a lambda without captures as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # bpftrace_test.sh TRACED PLUGIN - bpftrace attaches to a running program's
 # tracepoint (its USDT probe), which turns on by itself; bpftrace counts
 # exactly the events the program fired while it was attached; after bpftrace

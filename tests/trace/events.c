@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* tests/trace/events.c - the definitions of tests/trace/events.h. */
 #include "events.h"
 

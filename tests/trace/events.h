@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* tests/trace/events.h - the tracepoints the trace tests fire. */
 #ifndef SK_TESTS_TRACE_EVENTS_H
 #define SK_TESTS_TRACE_EVENTS_H

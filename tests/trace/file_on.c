@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/file_on.c - a tracepoint is a key like any other: turned on by
  * a STATICKEYS_FILE line "sktest:tick = 1" before main, and off again when

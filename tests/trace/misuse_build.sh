@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # misuse_build.sh CC INCLUDE_DIR LIBDIR - misuse that must not build:
 # a tracepoint with 13 arguments fails to compile naming the limit (12, the
 # most a USDT probe carries); a tracepoint defined in two files fails to link

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/no_tracepoint.c - a program that uses keys but defines no
  * tracepoint has no watcher thread: one thread, before and after updates.

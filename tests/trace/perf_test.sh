@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # perf_test.sh TRACED - perf records a running program's tracepoint as the
 # sdt_ event its USDT note defines: `perf probe -x BIN sdt_sktest:tick`, then
 # `perf record -e sdt_sktest:tick -p PID`.  Attaching turns the tracepoint

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* tests/trace/plugin.c - a dlopen'ed plugin that defines tracepoint
  * sktplug:ev and fires it. */
 #include <statickeys/trace.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/plugin_main.c - a tracepoint defined in a dlopen'ed plugin:
  * its key "sktplug:ev" appears with the plugin and goes with it, its probes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/semaphore_watch.c - the semaphore watcher, without a tracer:
  * the test writes a tracepoint's USDT semaphore itself, as the kernel does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * tests/trace/unregister_race.c - probes registered and unregistered by 4
  * threads while 4 threads fire the tracepoint: a probe is never called once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/sigmask_musl.c - what musl's own mask functions do, for a
  * fully static musl program whose wrappers took their names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A threaded server's signal set-up, as a user's program has it: the main
 //! thread blocks every signal (sigfillset + pthread_sigmask) before it
 //! starts its workers, which inherit the mask and block every signal again

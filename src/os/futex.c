@@ -10,11 +10,14 @@
  * released, so a handler arriving between the two would wait for itself.
  * Both calls are system calls or plain loads: safe in a signal handler.
  */
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "os/os.h"
+
+/* The kernel's futex ABI (linux/futex.h, which musl-gcc's tree lacks). */
+#define FUTEX_WAIT_PRIVATE (0 | 128)
+#define FUTEX_WAKE_PRIVATE (1 | 128)
 
 /* The caller's thread id, read once per thread (gettid is a system call
  * in every C library).  Initial-exec: no allocation on first use, in a

@@ -134,8 +134,12 @@ __attribute__((noreturn)) static void child_main(void)
 
 static volatile sig_atomic_t forks_left;
 
+/* Each handler keeps errno for the code it interrupted, as the
+ * postmaster's do (save_errno). */
 static void fork_child_in_handler(int sig)
 {
+	int saved_errno = errno;
+
 	(void)sig;
 	if (forks_left <= 0)
 		return;
@@ -144,6 +148,7 @@ static void fork_child_in_handler(int sig)
 	pid_t pid = fork();
 	if (pid == 0)
 		child_main(); /* never returns into the handler's caller */
+	errno = saved_errno;
 }
 
 static int busy_stop;
@@ -290,6 +295,8 @@ static unsigned long reader_checked;
 
 static void on_sighup(int sig)
 {
+	int saved_errno = errno;
+
 	(void)sig;
 	__atomic_fetch_add(&reload_seq, 1, __ATOMIC_ACQ_REL);
 	int on = !__atomic_load_n(&reload_state, __ATOMIC_RELAXED);
@@ -300,6 +307,7 @@ static void on_sighup(int sig)
 	if (r == 0)
 		__atomic_store_n(&reload_state, on, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&reload_seq, 1, __ATOMIC_ACQ_REL);
+	errno = saved_errno;
 }
 
 static void *reader(void *arg)
@@ -407,20 +415,23 @@ static void cut_child_main(void)
 
 static void fork_in_update_handler(int sig)
 {
+	int saved_errno = errno;
+
 	(void)sig;
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0)
 		cut_child_main();
 	cut_child = pid;
+	errno = saved_errno;
 }
 
 static pthread_t updater; /* the hook is global: only its update forks */
 
 static void raise_in_update(int point)
 {
-	if (point == SK__INJECT_AFTER_TRAP_WRITE && cut_child == 0 &&
-	    pthread_equal(pthread_self(), updater))
+	if (point == SK__INJECT_AFTER_TRAP_WRITE &&
+	    pthread_equal(pthread_self(), updater) && cut_child == 0)
 		raise(SIGUSR2);
 }
 
@@ -444,14 +455,16 @@ static void fork_inside_own_update(void)
 
 	signal(SIGUSR2, fork_in_update_handler);
 	updater = pthread_self();
+	cut_child = -1; /* not armed */
+	/* Set before the other threads start, cleared after they end: they
+	 * read it in their own updates (the hook itself acts only here). */
+	sk__inject_hook = raise_in_update;
 	__atomic_store_n(&busy_stop, 0, __ATOMIC_RELEASE);
 	pthread_create(&run, NULL, runner, NULL);
 	pthread_create(&flip, NULL, busy_flipper, NULL);
 	for (int i = 0; i < rounds; i++) {
 		cut_child = 0;
-		sk__inject_hook = raise_in_update;
 		int r = sk_key_enable(&work_key);
-		sk__inject_hook = NULL;
 		CHECK(r == 0 && want_sites(true),
 		      "round %d: the interrupted update returned %d", i, r);
 		CHECK(cut_child > 0, "round %d: no child was forked", i);
@@ -459,6 +472,7 @@ static void fork_inside_own_update(void)
 		if (cut_child > 0 && waitpid(cut_child, &status, 0) == cut_child)
 			children_ok += WIFEXITED(status) &&
 				       WEXITSTATUS(status) == 0;
+		cut_child = -1;
 		CHECK(sk_key_disable(&work_key) == 0 && want_sites(false),
 		      "round %d: disable", i);
 	}
@@ -466,6 +480,7 @@ static void fork_inside_own_update(void)
 	__atomic_store_n(&runner_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(flip, NULL);
 	pthread_join(run, NULL);
+	sk__inject_hook = NULL;
 	signal(SIGUSR2, SIG_DFL);
 	CHECK(children_ok == rounds, "%d of %d children found their sites "
 	      "whole", children_ok, rounds);

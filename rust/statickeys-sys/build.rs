@@ -110,8 +110,8 @@ fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
     }
 }
 
-/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES and
-/// SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
+/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES,
+/// SK_OS_SOURCES_<os> and SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
 /// CMake build does for the target architecture.
 fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
@@ -121,6 +121,7 @@ fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
         Some(text[start..end].split_whitespace().filter(|w| w.ends_with(".c")).map(|w| src.join(w)).collect())
     };
     let mut files = list("SK_SOURCES")?;
+    files.extend(list(&format!("SK_OS_SOURCES_{}", os_folder()))?);
     files.extend(list(&format!("SK_ARCH_SOURCES_{}", backend_folder(&text)))?);
     (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
 }
@@ -131,6 +132,12 @@ fn cmake_set(text: &str, name: &str) -> Option<usize> {
     text.match_indices(&head)
         .map(|(i, _)| i + head.len())
         .find(|&at| text[at..].starts_with(char::is_whitespace))
+}
+
+/// The folder under src/os/ for the target, as src/CMakeLists.txt picks it
+/// (the target's operating system).
+fn os_folder() -> String {
+    env::var("CARGO_CFG_TARGET_OS").unwrap_or_default()
 }
 
 /// The folder under src/arch/ for the target, as src/CMakeLists.txt picks

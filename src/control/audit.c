@@ -89,24 +89,13 @@ const struct sk__audit_src *sk__audit_peer(void)
  * cannot forge a line of the log. */
 static void comm_of(int pid, char *out, size_t len)
 {
-	char path[64];
-	ssize_t n = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	/* Under the patch lock (records are made by commits): in the
 	 * library's one place for files (os/fd_slot.c). */
 	sk__fdslot_lend();
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, out, len - 1);
-		close(fd);
-	}
+	int n = sk__os_process_name(pid, out, len);
 	sk__fdslot_return();
 	if (n <= 0)
-		n = snprintf(out, len, "?");
-	out[n] = '\0';
-	if (n && out[n - 1] == '\n')
-		out[n - 1] = '\0';
+		snprintf(out, len, "?");
 	for (char *c = out; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';

@@ -30,12 +30,8 @@ static pthread_once_t program_file_once = PTHREAD_ONCE_INIT;
 
 static void read_program_file(void)
 {
-	ssize_t n = readlink("/proc/self/exe", program_file,
-			     sizeof(program_file) - 1);
-	if (n <= 0)
+	if (sk__os_program_path(program_file, sizeof(program_file)) <= 0)
 		strcpy(program_file, "program");
-	else
-		program_file[n] = '\0';
 }
 
 const char *sk__object_file(const struct sk__object *obj)

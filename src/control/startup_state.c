@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include "control/control.h"
 #include "control/value.h"
@@ -123,7 +122,7 @@ static void parse_statickeys(const char *text)
 /* The main program is the object whose code holds the entry point. */
 bool sk__object_is_program(const struct sk__object *obj)
 {
-	unsigned long entry = getauxval(AT_ENTRY);
+	uintptr_t entry = sk__os_aux(SK__AUX_ENTRY);
 
 	return entry && sk__object_segment_of(obj, (uintptr_t)entry);
 }

@@ -43,7 +43,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "core/core.h"
@@ -302,8 +301,8 @@ static void take_segments(struct sk__object *obj, const ElfW(Phdr) *ph,
  * its load bias (from PT_PHDR); false without them. */
 static bool program_headers(const ElfW(Phdr) **ph, size_t *n, uintptr_t *bias)
 {
-	*ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
-	*n = getauxval(AT_PHNUM);
+	*ph = (const ElfW(Phdr) *)sk__os_aux(SK__AUX_PHDR);
+	*n = sk__os_aux(SK__AUX_PHNUM);
 	for (size_t i = 0; *ph && i < *n; i++)
 		if ((*ph)[i].p_type == PT_PHDR) {
 			*bias = (uintptr_t)*ph - (*ph)[i].p_vaddr;
@@ -323,7 +322,7 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	/* The program without a PT_PHDR (describe_object() asked auxv
 	 * first): dladdr's name for it all the same. */
-	if (info->dlpi_phdr == (const ElfW(Phdr) *)getauxval(AT_PHDR))
+	if (info->dlpi_phdr == (const ElfW(Phdr) *)sk__os_aux(SK__AUX_PHDR))
 		obj->path = program_name();
 	else if (info->dlpi_name)
 		obj->path = info->dlpi_name;

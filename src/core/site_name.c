@@ -79,7 +79,6 @@ out:
 void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 		       char *buf, size_t len)
 {
-	const char *path = obj && obj->path[0] ? obj->path : "/proc/self/exe";
 	const char *shown = obj && obj->path[0] ? obj->path : "the program";
 	char name[128];
 	uint64_t off = 0;
@@ -87,7 +86,9 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 
 	/* In the library's one place (os/fd_slot.c), under the patch lock. */
 	sk__fdslot_lend();
-	fd = obj ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	fd = !obj		? -1
+	     : obj->path[0] ? open(obj->path, O_RDONLY | O_CLOEXEC)
+			    : sk__os_open_program();
 	bool have = fd >= 0 && symbol_of(fd, addr - obj->bias, name,
 					 sizeof(name), &off);
 

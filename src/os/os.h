@@ -1,10 +1,26 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/os.h - what the runtime asks of Linux, whatever the architecture
- * (prefix sk__): writing code (writer.c), serialising every core running the
- * process (sync.c), counters, histograms and messages (stats.c,
- * stats_report.c), and the
- * fault-injection hook of the tests.  The bottom layer: it calls no other.
+ * src/os/os.h - the OS porting contract: what the runtime asks of the
+ * operating system, whatever the architecture (prefix sk__).  The bottom
+ * layer: it calls no other.
+ *
+ * As arch/backend.h is for an architecture, this header is the whole of what
+ * an OS provides; core/ and control/ ask the OS nothing else and test for no
+ * OS.  Each OS has one folder, src/os/<os>/ (SK_OS_SOURCES_<os> in
+ * src/CMakeLists.txt), implementing every function marked [OS] below:
+ *
+ *   <os>/writer.c    writing code bytes (sk__writer_*)
+ *   <os>/sync.c      serialising every core running the process (sk__sync_*)
+ *   <os>/process.c   the process, its program and its peers (sk__os_*)
+ *
+ * Functions return 0 (or a count) or a negative errno; what an OS cannot
+ * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
+ * files of src/os/ are the same on every OS: the STATICKEYS_* settings
+ * (env.c), counters, histograms and messages (stats.c, stats_report.c), the
+ * count of running signal handlers (signal_depth.c), and the
+ * fault-injection hook of the tests.
+ *
+ * src/os/linux/ is the reference: its files say what each call costs there.
  */
 #ifndef SK_OS_H
 #define SK_OS_H
@@ -140,7 +156,7 @@ void sk__fdslot_release(void);
 /* After fork: /proc/self/mem reopened onto the same number. */
 void sk__fdslot_after_fork_child(void);
 
-/* ---- writer.c: writing code ----------------------------------------------------------- */
+/* ---- [OS] <os>/writer.c: writing code ------------------------------------ */
 
 /* sk__span - a run of site bytes (byte-adjacent sites) written in one call;
  * never covers a byte that is not part of a site. */
@@ -169,7 +185,7 @@ const char *sk__writer_name(void);
 /* After fork: the /proc/self/mem descriptor names the parent's memory. */
 void sk__writer_after_fork_child(void);
 
-/* ---- sync.c ------------------------------------------------------------- */
+/* ---- [OS] <os>/sync.c: every core of the process serialised -------------- */
 
 /* sk__sync_init - register for membarrier SYNC_CORE or set up the fallback. */
 void sk__sync_init(void);
@@ -177,6 +193,41 @@ void sk__sync_init(void);
  * another user instruction. Return: 0 or -errno. */
 int sk__sync_cores(void);
 const char *sk__sync_name(void);
+
+/* ---- [OS] <os>/process.c: the process, its program and its peers --------- */
+
+/* What the kernel told the program at exec (Linux: the auxiliary vector);
+ * 0 where the OS does not tell it. */
+enum sk__os_aux {
+	SK__AUX_ENTRY,       /* the program's entry point */
+	SK__AUX_PHDR,        /* the program's ELF program headers... */
+	SK__AUX_PHNUM,       /* ...and how many there are */
+	SK__AUX_INTERP_BASE, /* where the dynamic linker is (0: none) */
+};
+/* sk__os_aux - @which, as the kernel passed it: no system call, usable at
+ * start-up and in a signal handler. */
+uintptr_t sk__os_aux(enum sk__os_aux which);
+
+/* sk__peer - who is at the other end of a connected Unix socket. */
+struct sk__peer {
+	long pid; /* -1 where the OS does not tell it */
+	unsigned uid;
+};
+/* sk__os_peer - the kernel's word for the peer of @fd (never the client's
+ * own claim).  Return: 0, -errno, or -ENOTSUP without such a call. */
+int sk__os_peer(int fd, struct sk__peer *peer);
+/* sk__os_process_name - the command name of process @pid into @out (@len
+ * bytes, NUL-terminated, the OS's own bytes: the caller makes them safe to
+ * print).  Opens one descriptor for the call.  Return: its length, or
+ * -errno. */
+int sk__os_process_name(long pid, char *out, size_t len);
+/* sk__os_open_program - a read-only descriptor (close-on-exec) of the
+ * running program's own file, also when its path has changed since exec.
+ * Return: the descriptor, or -errno. */
+int sk__os_open_program(void);
+/* sk__os_program_path - the path of the running program's file into @out
+ * (@len bytes, NUL-terminated).  Return: its length, or -errno. */
+int sk__os_program_path(char *out, size_t len);
 
 /* ---- stats.c ------------------------------------------------------------ */
 

@@ -1,0 +1,83 @@
+/*
+ * src/os/linux/process.c - the process, its program and its peers, as Linux
+ * tells them (os/os.h, "process").
+ *
+ * Each answer is one call the C library makes cheaply or one small file of
+ * /proc: getauxval() reads the vector the kernel passed at exec (no system
+ * call), SO_PEERCRED asks the kernel who connected (it cannot be forged by
+ * the client), /proc/<pid>/comm and /proc/self/exe name a process and its
+ * program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "os/os.h"
+
+uintptr_t sk__os_aux(enum sk__os_aux which)
+{
+	switch (which) {
+	case SK__AUX_ENTRY:
+		return getauxval(AT_ENTRY);
+	case SK__AUX_PHDR:
+		return getauxval(AT_PHDR);
+	case SK__AUX_PHNUM:
+		return getauxval(AT_PHNUM);
+	case SK__AUX_INTERP_BASE:
+		return getauxval(AT_BASE);
+	}
+	return 0;
+}
+
+int sk__os_peer(int fd, struct sk__peer *peer)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		return -errno;
+	peer->pid = cred.pid;
+	peer->uid = cred.uid;
+	return 0;
+}
+
+int sk__os_process_name(long pid, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, out, len - 1);
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? err : -ENOENT;
+	/* The kernel ends it with a newline. */
+	if (out[n - 1] == '\n')
+		n--;
+	out[n] = '\0';
+	return (int)n;
+}
+
+int sk__os_open_program(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+int sk__os_program_path(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+
+	if (n < 0)
+		return -errno;
+	out[n] = '\0';
+	return (int)n;
+}

@@ -9,7 +9,7 @@
  * At start-up the file is read once, when the runtime initialises, and its
  * entries are applied to each object as it registers (before the STATICKEYS
  * entries, which are more specific to this one process), so no site runs
- * with another state first.  Then one thread follows it with inotify and
+ * with another state first.  Then one thread follows it (os/os.h's watch) and
  * applies each new version as one commit (sk_commit's batch: all its keys,
  * one int3 protocol run).
  *
@@ -36,7 +36,7 @@
  * to a plugin that defines the key when that plugin is loaded.  `skctl
  * unmatched` lists such lines of the version in force.
  *
- * Resources: the inotify descriptor (O_CLOEXEC) and the thread exist only
+ * Resources: the watch descriptor (O_CLOEXEC) and the thread exist only
  * when STATICKEYS_FILE is set; the file is open only while it is read.  A
  * forked child has no thread: it closes the descriptor and keeps its key
  * states (a child that execs starts over with the same variable).
@@ -50,7 +50,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,13 +59,10 @@
 #define SETTLE_MS 10
 #define BURST_MS 50
 #define MAX_FILE_BYTES (1 << 20)
-#define WATCH_MASK                                                        \
-	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |       \
-	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
 static struct {
 	char *path;
-	int fd; /* inotify; -1 when not watching */
+	int fd; /* sk__os_watch_open(); -1 when not watching */
 	struct sk__conf *conf; /* the last good version; the patch lock */
 	uint64_t hash;         /* of the last version read, good or bad */
 	bool missing;          /* said once that the file is gone */
@@ -424,24 +420,19 @@ static void add_watches(void)
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*(slash == dir ? slash + 1 : slash) = '\0';
-		(void)inotify_add_watch(w.fd, slash ? dir : ".", WATCH_MASK);
+		(void)sk__os_watch_add(w.fd, slash ? dir : ".");
 	}
 	/* A directory is also watched itself: its files come and go. */
 	struct stat st;
 	if (stat(w.path, &st) == 0 && S_ISDIR(st.st_mode))
-		(void)inotify_add_watch(w.fd, w.path, WATCH_MASK);
+		(void)sk__os_watch_add(w.fd, w.path);
 	free(real);
 }
 
 /* Read every pending event; true if there was one. */
 static bool drain(void)
 {
-	char buf[4096] __attribute__((aligned(8)));
-	bool any = false;
-
-	while (read(w.fd, buf, sizeof(buf)) > 0)
-		any = true;
-	return any;
+	return sk__os_watch_drain(w.fd);
 }
 
 /* After a first event: wait for SETTLE_MS of quiet, at most BURST_MS. */
@@ -524,11 +515,11 @@ void sk__config_init(void)
 	read_first();
 	w.next_hook = sk__object_added_hook;
 	sk__object_added_hook = object_added;
-	w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	w.fd = sk__os_watch_open();
 	if (w.fd >= 0)
 		add_watches();
 	pthread_t thread;
-	int r = w.fd < 0 ? -errno : sk__control_thread_create(&thread, follow);
+	int r = w.fd < 0 ? w.fd : sk__control_thread_create(&thread, follow);
 	if (r == 0) {
 		pthread_detach(thread);
 		return;

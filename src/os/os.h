@@ -12,6 +12,7 @@
  *   <os>/writer.c    writing code bytes (sk__writer_*)
  *   <os>/sync.c      serialising every core running the process (sk__sync_*)
  *   <os>/process.c   the process, its program and its peers (sk__os_*)
+ *   <os>/watch.c     told when a directory's entries change (sk__os_watch_*)
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
  * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
@@ -228,6 +229,18 @@ int sk__os_open_program(void);
 /* sk__os_program_path - the path of the running program's file into @out
  * (@len bytes, NUL-terminated).  Return: its length, or -errno. */
 int sk__os_program_path(char *out, size_t len);
+
+/* ---- [OS] <os>/watch.c: told when a directory's entries change ---------- */
+
+/* sk__os_watch_open - a descriptor (close-on-exec, non-blocking) that poll()
+ * reports readable once an entry of a watched directory was written,
+ * created, renamed or deleted.  Return: it, or -errno (-ENOTSUP where the
+ * OS cannot watch: STATICKEYS_FILE is then read once, at start-up). */
+int sk__os_watch_open(void);
+/* sk__os_watch_add - watch @dir's entries too.  Return: 0 or -errno. */
+int sk__os_watch_add(int fd, const char *dir);
+/* sk__os_watch_drain - consume every pending event; true if there was one. */
+bool sk__os_watch_drain(int fd);
 
 /* ---- stats.c ------------------------------------------------------------ */
 

@@ -1,0 +1,41 @@
+/*
+ * src/os/linux/watch.c - told when a directory's entries change (os/os.h,
+ * "watch"), with inotify: one descriptor for every directory watched, which
+ * poll() reports readable once an event is queued.
+ *
+ * The events asked for are those by which a file in the directory gets new
+ * contents or a new inode: written and closed, renamed in or out, created,
+ * deleted, and the directory itself deleted or moved.  What happened is not
+ * read: any event means "read the file again" to the caller.
+ */
+#include <errno.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "os/os.h"
+
+#define WATCH_MASK                                                        \
+	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |       \
+	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+
+int sk__os_watch_open(void)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	return fd >= 0 ? fd : -errno;
+}
+
+int sk__os_watch_add(int fd, const char *dir)
+{
+	return inotify_add_watch(fd, dir, WATCH_MASK) >= 0 ? 0 : -errno;
+}
+
+bool sk__os_watch_drain(int fd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	bool any = false;
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		any = true;
+	return any;
+}

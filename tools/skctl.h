@@ -10,6 +10,9 @@
 #include <stdbool.h>
 
 #include "skctl_json.h"
+/* The runtime's OS layer, linked in with the static library: the kernel's
+ * word for who serves a socket (SO_PEERCRED, LOCAL_PEERCRED...). */
+#include "os/os.h"
 
 /* Exit codes, also listed in skctl(1). */
 enum {

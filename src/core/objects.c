@@ -244,7 +244,7 @@ static const char *program_name(void)
 
 	if (__atomic_compare_exchange_n(&state, &expected, 1, false,
 					__ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-		const char *argv0 = program_invocation_name;
+		const char *argv0 = sk__os_argv0();
 		size_t len = 0;
 		/* By hand: no lazy binding of strlen and memcpy. */
 		while (argv0 && argv0[len] && len < sizeof(copy) - 1) {

@@ -209,6 +209,10 @@ enum sk__os_aux {
  * start-up and in a signal handler. */
 uintptr_t sk__os_aux(enum sk__os_aux which);
 
+/* sk__os_argv0 - the program's name as it was started (argv[0], or what the
+ * OS keeps of it); called at start-up, so no lookup and no allocation. */
+const char *sk__os_argv0(void);
+
 /* sk__peer - who is at the other end of a connected Unix socket. */
 struct sk__peer {
 	long pid; /* -1 where the OS does not tell it */

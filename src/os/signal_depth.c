@@ -146,6 +146,9 @@ bool sk__signal_depth_in_handler(void)
 
 /* The program's handler of each signal, behind the trampoline installed in
  * its place, and the flags it asked for (for the old action we report). */
+#ifndef _NSIG /* glibc's and musl's name; elsewhere: past the last signal */
+#define _NSIG (SIGRTMAX + 1)
+#endif
 static void (*volatile program_handler[_NSIG])(int, siginfo_t *, void *);
 static volatile int program_flags[_NSIG];
 

@@ -32,6 +32,11 @@ uintptr_t sk__os_aux(enum sk__os_aux which)
 	return 0;
 }
 
+const char *sk__os_argv0(void)
+{
+	return program_invocation_name; /* glibc's and musl's */
+}
+
 int sk__os_peer(int fd, struct sk__peer *peer)
 {
 	struct ucred cred;

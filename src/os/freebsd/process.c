@@ -1,0 +1,108 @@
+/*
+ * src/os/freebsd/process.c - the process, its program and its peers, as
+ * FreeBSD tells them (os/os.h, "process").
+ *
+ * elf_aux_info() reads the vector the kernel passed at exec, as Linux's
+ * getauxval(); LOCAL_PEERCRED is FreeBSD's SO_PEERCRED (the peer's pid is in
+ * it since FreeBSD 13); a process's command name and the program's path come
+ * from sysctl, since procfs is not mounted by default.
+ */
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/sysctl.h>
+#include <sys/ucred.h>
+#include <sys/un.h>
+#include <sys/user.h>
+#include <sys/auxv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "os/os.h"
+
+static uintptr_t aux(int type)
+{
+	unsigned long v = 0;
+	int i = 0;
+
+	/* AT_PHNUM is an int in FreeBSD's vector; the others pointers. */
+	if (type == AT_PHNUM)
+		return elf_aux_info(type, &i, sizeof(i)) == 0 ? (uintptr_t)i : 0;
+	return elf_aux_info(type, &v, sizeof(v)) == 0 ? v : 0;
+}
+
+uintptr_t sk__os_aux(enum sk__os_aux which)
+{
+	switch (which) {
+	case SK__AUX_ENTRY:
+		return aux(AT_ENTRY);
+	case SK__AUX_PHDR:
+		return aux(AT_PHDR);
+	case SK__AUX_PHNUM:
+		return aux(AT_PHNUM);
+	case SK__AUX_INTERP_BASE:
+		return aux(AT_BASE);
+	}
+	return 0;
+}
+
+const char *sk__os_argv0(void)
+{
+	return getprogname();
+}
+
+int sk__os_peer(int fd, struct sk__peer *peer)
+{
+	struct xucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_LOCAL, LOCAL_PEERCRED, &cred, &len) != 0)
+		return -errno;
+	if (cred.cr_version != XUCRED_VERSION)
+		return -ENOTSUP;
+	peer->pid = cred.cr_pid;
+	peer->uid = cred.cr_uid;
+	return 0;
+}
+
+int sk__os_process_name(long pid, char *out, size_t len)
+{
+	int mib[4] = { CTL_KERN, KERN_PROC, KERN_PROC_PID, (int)pid };
+	struct kinfo_proc kp;
+	size_t size = sizeof(kp);
+
+	if (sysctl(mib, 4, &kp, &size, NULL, 0) != 0)
+		return -errno;
+	if (size == 0)
+		return -ESRCH;
+	size_t n = strnlen(kp.ki_comm, sizeof(kp.ki_comm));
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, kp.ki_comm, n);
+	out[n] = '\0';
+	return (int)n;
+}
+
+int sk__os_program_path(char *out, size_t len)
+{
+	int mib[4] = { CTL_KERN, KERN_PROC, KERN_PROC_PATHNAME, -1 };
+	size_t size = len;
+
+	if (sysctl(mib, 4, out, &size, NULL, 0) != 0)
+		return -errno;
+	out[len - 1] = '\0';
+	return (int)strlen(out);
+}
+
+int sk__os_open_program(void)
+{
+	char path[1024];
+	int n = sk__os_program_path(path, sizeof(path));
+
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}

@@ -1,0 +1,71 @@
+/*
+ * src/os/freebsd/unpatched.c - writing code and serialising cores (os/os.h,
+ * "writer", "sync"): not ported to FreeBSD.
+ *
+ * Off Linux the runtime is built with the portable backend (arch/portable:
+ * keys as atomic flags, no code patched), which calls neither; these say
+ * so to whoever asks: -ENOTSUP, and "none" in the statistics.  A port that
+ * patches code here would write with mprotect (FreeBSD has no
+ * /proc/self/mem by default) and serialise with a TLB shootdown, since
+ * FreeBSD has no membarrier SYNC_CORE.
+ */
+#include <errno.h>
+
+#include "os/os.h"
+
+int sk__writer_ready(void)
+{
+	return -ENOTSUP;
+}
+
+int sk__writer_begin(const struct sk__span *spans, size_t n)
+{
+	(void)spans, (void)n;
+	return -ENOTSUP;
+}
+
+int sk__writer_write(const struct sk__span *spans, size_t n)
+{
+	(void)spans, (void)n;
+	return -ENOTSUP;
+}
+
+int sk__writer_end(const struct sk__span *spans, size_t n)
+{
+	(void)spans, (void)n;
+	return -ENOTSUP;
+}
+
+bool sk__writer_end_serialises(void)
+{
+	return false;
+}
+
+const char *sk__writer_name(void)
+{
+	return "none";
+}
+
+void sk__writer_after_fork_child(void)
+{
+}
+
+int sk__writer_select(int writer)
+{
+	(void)writer;
+	return -ENOTSUP;
+}
+
+void sk__sync_init(void)
+{
+}
+
+int sk__sync_cores(void)
+{
+	return -ENOTSUP;
+}
+
+const char *sk__sync_name(void)
+{
+	return "none";
+}

@@ -141,8 +141,9 @@ fn os_folder() -> String {
 }
 
 /// The folder under src/arch/ for the target, as src/CMakeLists.txt picks
-/// it: the architecture's own when that file lists its sources and the
-/// `portable` feature is off, else "portable" (keys as atomic flags; the
+/// it: the architecture's own when that file lists its sources, the target
+/// is Linux (the ports patch with Linux's calls) and the `portable` feature
+/// is off, else "portable" (keys as atomic flags; the
 /// crate's site macros fall back the same way).
 fn backend_folder(cmake_text: &str) -> String {
     println!("cargo:rerun-if-env-changed=CARGO_FEATURE_PORTABLE");
@@ -151,7 +152,8 @@ fn backend_folder(cmake_text: &str) -> String {
         a => a.to_string(),
     };
     let ported = cmake_set(cmake_text, &format!("SK_ARCH_SOURCES_{arch}")).is_some();
-    if ported && env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
+    let linux = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
+    if ported && linux && env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
         arch
     } else {
         "portable".to_string()

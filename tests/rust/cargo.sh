@@ -23,6 +23,10 @@
 #                 fully static programs on the musl Rust bundles, the C
 #                 runtime compiled by musl-gcc (the packaged crates on musl:
 #                 package.sh)
+#   build-freebsd both crates and their test programs built (not run) for
+#                 x86_64-unknown-freebsd with cargo-zigbuild, zig as C
+#                 compiler and linker (PyPI: ziglang, cargo-zigbuild; from
+#                 python3 or BUILD_DIR/os/zig, where .ci/run installs them)
 #   test-i686     the workspace's tests built for i686-unknown-linux-gnu
 #                 (linked by i686-linux-gnu-gcc), run natively
 #   test-riscv64  the site-decoding (mixed) and no-sites tests built for
@@ -172,6 +176,23 @@ test-musl)
   file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "musl: $(file -L "$t" | cut -d, -f1-5)"
+  ;;
+build-freebsd)
+  t=x86_64-unknown-freebsd zig=$build/os/zig
+  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH} PATH=$zig/bin:$PATH
+  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
+  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
+    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" zigbuild --target $t -p statickeys -p statickeys-sys --tests
+  n=0
+  for f in $(find "$CARGO_TARGET_DIR/$t/debug/deps" -maxdepth 1 -type f -executable); do
+    file -L "$f" | grep -q 'for FreeBSD' || { echo "FAILED: not a FreeBSD program: $(file -L "$f")"; exit 1; }
+    echo "built: $(basename "$f"): $(file -L "$f" | cut -d: -f2 | cut -d, -f1-6)"
+    n=$((n + 1))
+  done
+  [ $n -ge 5 ] || { echo "FAILED: $n test programs built, 5 expected"; exit 1; }
+  echo "built, not run (no FreeBSD here): $n test programs of both crates"
   ;;
 test-i686 | test-riscv64)
   cross_target "${step#test-}"

@@ -85,8 +85,10 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-#[cfg(not(target_os = "linux"))]
-compile_error!("statickeys supports Linux only");
+// Sites are patched on Linux; on FreeBSD the bundled runtime is the portable
+// backend and every site tests the key's flag (as with `portable`).
+#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+compile_error!("statickeys supports Linux and FreeBSD");
 
 mod registration;
 
@@ -537,7 +539,7 @@ macro_rules! __define_static_key {
 
 // The key listed in the object's "sk_keys" section, like the C macros'
 // keys, so the runtime names it even without sites.  "R": lld must keep it.
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[cfg(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -555,7 +557,7 @@ macro_rules! __list_static_key {
 // Without assembly (every architecture: inline assembly is not stable on
 // all of them): a pointer placed in "sk_keys" by the compiler; #[used]
 // keeps it (and marks it retained where the target supports it).
-#[cfg(not(all(target_arch = "x86_64", not(feature = "portable"))))]
+#[cfg(not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -593,7 +595,7 @@ macro_rules! static_branch_likely {
 // keeps LLVM from realigning the stack on the taken path.
 #[cfg(all(
     any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(feature = "portable")
+    not(any(feature = "portable", not(target_os = "linux")))
 ))]
 #[doc(hidden)]
 #[macro_export]
@@ -620,7 +622,7 @@ macro_rules! __static_branch {
 // x86-64 (include/statickeys/arch/x86_64.h): a NOP5 or a JMP rel32 to the
 // "yes" label, and an entry {site, target, key@GOTPCREL, likely} of four
 // relative 32-bit fields in "sk_sites".
-#[cfg(all(target_arch = "x86_64", not(feature = "portable")))]
+#[cfg(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -640,7 +642,7 @@ macro_rules! __site_template {
 // or a JMP rel32; the entry's key field points at the site's own 4-byte key
 // slot in ".data.rel.ro.sk_keyslots" (i386 has no PC-relative GOT data
 // relocation).
-#[cfg(all(target_arch = "x86", not(feature = "portable")))]
+#[cfg(all(target_arch = "x86", not(any(feature = "portable", not(target_os = "linux")))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -659,7 +661,7 @@ macro_rules! __site_template {
 // riscv64 (statickeys/arch/riscv64.h): a 4-aligned, never compressed NOP or
 // "j" (JAL x0) to the "yes" label; the entry's key field points at the
 // site's own 8-byte key slot.
-#[cfg(all(target_arch = "riscv64", not(feature = "portable")))]
+#[cfg(all(target_arch = "riscv64", not(any(feature = "portable", not(target_os = "linux")))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -686,7 +688,7 @@ macro_rules! __site_template {
 
 // The x86 instruction at "2:": a JMP rel32 to the "yes" label, or the
 // ABI's 5-byte no-op @nop.
-#[cfg(all(any(target_arch = "x86_64", target_arch = "x86"), not(feature = "portable")))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "x86"), not(any(feature = "portable", not(target_os = "linux")))))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __x86_site_insn {
@@ -723,9 +725,9 @@ macro_rules! __site_entry_via_slot {
 // key's state (both macros are true when the key is on), as the C library
 // does where it patches nothing.
 #[cfg(not(any(
-    all(target_arch = "x86_64", not(feature = "portable")),
-    all(target_arch = "x86", not(feature = "portable")),
-    all(target_arch = "riscv64", not(feature = "portable"))
+    all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))),
+    all(target_arch = "x86", not(any(feature = "portable", not(target_os = "linux")))),
+    all(target_arch = "riscv64", not(any(feature = "portable", not(target_os = "linux"))))
 )))]
 #[doc(hidden)]
 #[macro_export]

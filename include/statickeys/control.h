@@ -79,9 +79,10 @@ SK_API int sk_control_socket_path(char *buf, size_t len);
 /**
  * sk_control_default_path() - the default socket address of process @pid:
  * "@statickeys-PID", a name in the abstract namespace ('@' stands for the
- * leading NUL byte of sun_path; the name has no trailing NUL).
- * @runtime_dir: ignored (the address needs no directory); kept so that
- *               programs built against earlier versions still link.
+ * leading NUL byte of sun_path; the name has no trailing NUL).  On an OS
+ * without that namespace (FreeBSD, macOS): the socket file
+ * "<runtime_dir>/statickeys-PID.sock", /tmp when @runtime_dir is NULL.
+ * @runtime_dir: ignored on Linux (the address needs no directory).
  * Return: 0 or -ENAMETOOLONG.
  */
 SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,

@@ -3,7 +3,8 @@
  * src/control/listener.c - where the control socket lives, and opening it
  * (a Unix datagram socket: server.c says why).
  *
- * By default the socket has a name in Linux's abstract namespace,
+ * By default (os/os.h: sk__os_control_path) the socket has a name in
+ * Linux's abstract namespace,
  * "@statickeys-PID" (the '@' stands for the leading NUL byte of sun_path).
  * An abstract name is not a file: the kernel removes it when the last
  * descriptor of the socket is closed, however the process ends (exit, exec,
@@ -16,7 +17,8 @@
  * A path given by the program (sk_control_start("/run/x.sock") or
  * STATICKEYS_CONTROL=/run/x.sock) is a file of mode 0600, as before; a
  * stale one left by a process that died is replaced, a live one is not.
- * A path that starts with '@' names an abstract socket.
+ * A path that starts with '@' names an abstract socket (-ENOTSUP where the
+ * OS has none; there the default is a file: sk__os_control_path).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -33,9 +35,7 @@
 SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,
 				   char *buf, size_t len)
 {
-	(void)runtime_dir; /* the abstract namespace needs no directory */
-	int n = snprintf(buf, len, "@statickeys-%d", (int)pid);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return sk__os_control_path(pid, runtime_dir, buf, len);
 }
 
 int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len)
@@ -44,6 +44,8 @@ int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len)
 
 	if (n == 0 || n >= sizeof(addr->sun_path))
 		return n ? -ENAMETOOLONG : -EINVAL;
+	if (path[0] == '@' && !sk__os_abstract_sockets())
+		return -ENOTSUP;
 	memset(addr, 0, sizeof(*addr));
 	addr->sun_family = AF_UNIX;
 	memcpy(addr->sun_path, path, n);

@@ -209,6 +209,15 @@ enum sk__os_aux {
  * start-up and in a signal handler. */
 uintptr_t sk__os_aux(enum sk__os_aux which);
 
+/* sk__os_control_path - the default control socket of process @pid into
+ * @buf: Linux, "@statickeys-PID" in the abstract namespace (no file, gone
+ * with the process); an OS without one, a file "statickeys-PID.sock" in
+ * @runtime_dir, else /tmp.  Return: 0 or -ENAMETOOLONG. */
+int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
+			size_t len);
+/* sk__os_abstract_sockets - Unix socket names may be abstract ("@name"). */
+bool sk__os_abstract_sockets(void);
+
 /* sk__os_argv0 - the program's name as it was started (argv[0], or what the
  * OS keeps of it); called at start-up, so no lookup and no allocation. */
 const char *sk__os_argv0(void);

@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +47,21 @@ uintptr_t sk__os_aux(enum sk__os_aux which)
 		return aux(AT_BASE);
 	}
 	return 0;
+}
+
+/* No abstract namespace: a socket file, mode 0600 (control/listener.c),
+ * replaced when stale and removed when the server stops. */
+int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
+			size_t len)
+{
+	const char *dir = runtime_dir && *runtime_dir ? runtime_dir : "/tmp";
+	int n = snprintf(buf, len, "%s/statickeys-%ld.sock", dir, pid);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+bool sk__os_abstract_sockets(void)
+{
+	return false;
 }
 
 const char *sk__os_argv0(void)

@@ -32,6 +32,19 @@ uintptr_t sk__os_aux(enum sk__os_aux which)
 	return 0;
 }
 
+int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
+			size_t len)
+{
+	(void)runtime_dir; /* the abstract namespace needs no directory */
+	int n = snprintf(buf, len, "@statickeys-%ld", pid);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+bool sk__os_abstract_sockets(void)
+{
+	return true;
+}
+
 const char *sk__os_argv0(void)
 {
 	return program_invocation_name; /* glibc's and musl's */

@@ -34,7 +34,7 @@ static inline bool sk__key_is_valid(const struct sk_key *key)
 
 /* ---- objects.c: the registry of linked objects ---------------------------------------------------------- */
 
-#define SK__MAX_SEGMENTS 4
+#define SK__MAX_SEGMENTS SK__IMAGE_SEGMENTS
 
 /* sk__site - a decoded site entry (sk__object_site). */
 struct sk__site {

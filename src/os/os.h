@@ -13,6 +13,8 @@
  *   <os>/sync.c      serialising every core running the process (sk__sync_*)
  *   <os>/process.c   the process, its program and its peers (sk__os_*)
  *   <os>/watch.c     told when a directory's entries change (sk__os_watch_*)
+ *   elf/image.c      the loaded object holding an address (sk__os_image_of),
+ *                    shared by the ELF systems; Mach-O and PE need their own
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
  * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
@@ -242,6 +244,29 @@ int sk__os_open_program(void);
 /* sk__os_program_path - the path of the running program's file into @out
  * (@len bytes, NUL-terminated).  Return: its length, or -errno. */
 int sk__os_program_path(char *out, size_t len);
+
+/* ---- [OS] the loaded object that holds an address (elf/image.c) --------- */
+
+#define SK__IMAGE_SEGMENTS 4
+
+/* sk__image - a loaded object (program, shared library, plugin). */
+struct sk__image {
+	/* Its file, as the loader names it: the program's argv[0] (copied
+	 * once, for the process's life), "" if unknown. */
+	const char *path;
+	uintptr_t bias;   /* where it was loaded, above its link addresses */
+	uintptr_t lo, hi; /* the span of all its loaded segments */
+	struct sk__segment segments[SK__IMAGE_SEGMENTS]; /* executable ones */
+	unsigned nsegments;
+};
+/* sk__os_image_of - the object that holds @probe.  May take the dynamic
+ * linker's lock (never under the patch lock); the main program's needs no
+ * call into the dynamic linker. */
+void sk__os_image_of(const void *probe, struct sk__image *img);
+/* sk__os_in_program - @addr is in the main program (asks no loader). */
+bool sk__os_in_program(const void *addr);
+/* sk__os_pin_image - the object that holds @addr is never unloaded. */
+void sk__os_pin_image(const void *addr);
 
 /* ---- [OS] <os>/watch.c: told when a directory's entries change ---------- */
 

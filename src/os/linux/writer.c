@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/writer.c - writing code bytes.
+ * src/os/linux/writer.c - writing code bytes.
  *
  * procmem (default): pwrite() to /proc/self/mem (its descriptor is held
  * from start-up: fd_slot.c).  The kernel writes through

@@ -179,7 +179,8 @@ test-musl)
   ;;
 build-freebsd)
   t=x86_64-unknown-freebsd zig=$build/os/zig
-  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH} PATH=$zig/bin:$PATH
+  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
+  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
   python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
   command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
   [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||

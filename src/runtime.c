@@ -59,7 +59,7 @@ static void runtime_init_once(void)
 		sk__sync_init();
 	/* The library's one descriptor for files, /proc/self/mem, taken now
 	 * rather than by the first update: a descriptor taken later is one
-	 * the program could not plan for (os/fd_slot.c).  Its fork handlers
+	 * the program could not plan for (os/linux/fd_slot.c).  Its fork handlers
 	 * are installed before ours, so that before a fork the patch lock is
 	 * taken first, then the place (the order every update takes them). */
 	(void)sk__fdslot_init();

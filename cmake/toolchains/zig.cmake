@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Cross-compiling for another operating system with zig's bundled C
 # compiler and C libraries (FreeBSD and macOS SDK headers and stubs), from
 # any host:

@@ -90,7 +90,7 @@ const struct sk__audit_src *sk__audit_peer(void)
 static void comm_of(int pid, char *out, size_t len)
 {
 	/* Under the patch lock (records are made by commits): in the
-	 * library's one place for files (os/fd_slot.c). */
+	 * library's one place for files (os/linux/fd_slot.c). */
 	sk__fdslot_lend();
 	int n = sk__os_process_name(pid, out, len);
 	sk__fdslot_return();
@@ -107,6 +107,10 @@ static void describe(const struct sk__audit_src *src, char *out, size_t len)
 
 	switch (src->kind) {
 	case SK__AUDIT_SOCKET:
+		if (src->pid < 0) { /* the OS does not say (os/os.h) */
+			snprintf(out, len, "socket (sender unknown)");
+			return;
+		}
 		comm_of(src->pid, comm, sizeof(comm));
 		snprintf(out, len, "socket uid %u pid %d (%s)", src->uid,
 			 src->pid, comm);

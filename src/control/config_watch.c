@@ -175,7 +175,7 @@ static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
 }
 
 /* The file (or the directory, then each of its files) is opened in the
- * library's one place for files (os/fd_slot.c), one at a time. */
+ * library's one place for files (os/linux/fd_slot.c), one at a time. */
 static int read_in_place(struct sk__conf *conf, uint64_t *hash, char *err,
 			 size_t errlen)
 {

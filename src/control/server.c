@@ -29,9 +29,11 @@
  * program's own updates wait at most for one request's computation.
  *
  * Who may talk to it: every datagram carries its sender's credentials,
- * asked of the kernel (SO_PASSCRED, SCM_CREDENTIALS): only the process's
- * own uid and root are served, and skctl learns who the server is from
- * the credentials on the reply.  The socket's address is listener.c's
+ * asked of the kernel (os/os.h, sk__os_creds_enable: Linux SO_PASSCRED,
+ * FreeBSD LOCAL_CREDS_PERSISTENT): only the process's own uid and root are
+ * served, and skctl learns who the server is from the credentials on the
+ * reply.  Where the OS cannot tell (macOS), the server is a socket file of
+ * mode 0600, whose permissions decide instead.  The socket's address is listener.c's
  * business (abstract by default: nothing on disk).
  *
  * Its life: stopped by sk_control_stop(), which shuts the socket down
@@ -65,7 +67,7 @@
 struct request {
 	struct sockaddr_un from;
 	socklen_t from_len;
-	struct ucred cred;
+	struct sk__peer cred;
 	bool have_cred;
 	size_t len;
 	bool too_long;
@@ -76,6 +78,7 @@ static pthread_mutex_t server_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	bool running;
 	bool follows_fork; /* the default address: restart in a child */
+	bool creds_known;  /* the kernel names each datagram's sender */
 	pid_t owner;
 	pthread_t thread;
 	int fd;
@@ -94,10 +97,7 @@ bool sk__control_exiting(void)
 /* One datagram into @q: 1, or 0 if there was none (or it is unusable). */
 static int receive(struct request *q)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(struct ucred))];
-	} control;
+	union sk__creds_buffer control;
 	struct iovec iov = { q->buf, SK_CONTROL_MAX_REQUEST };
 	struct msghdr m = {
 		.msg_name = &q->from, .msg_namelen = sizeof(q->from),
@@ -112,13 +112,7 @@ static int receive(struct request *q)
 	q->from_len = m.msg_namelen;
 	q->too_long = (size_t)n > SK_CONTROL_MAX_REQUEST;
 	q->len = q->too_long ? 0 : (size_t)n;
-	q->have_cred = false;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_SOCKET &&
-		    c->cmsg_type == SCM_CREDENTIALS) {
-			memcpy(&q->cred, CMSG_DATA(c), sizeof(q->cred));
-			q->have_cred = true;
-		}
+	q->have_cred = sk__os_creds_read(&m, &q->cred);
 	/* A sender without an address of its own cannot be answered. */
 	return q->from_len > sizeof(sa_family_t);
 }
@@ -178,6 +172,10 @@ static void send_error(const struct request *q, int err, const char *why)
 
 static bool sender_allowed(const struct request *q, char *why, size_t len)
 {
+	/* Where the OS cannot say who sent a datagram (macOS), the socket
+	 * file's permissions (0600, listener.c) have decided already. */
+	if (!srv.creds_known)
+		return true;
 	if (!q->have_cred) {
 		snprintf(why, len, "could not identify the client");
 		return false;
@@ -203,7 +201,10 @@ static void answer(struct request *q)
 	for (size_t at = 0; at < q->len;) {
 		char *nl = memchr(q->buf + at, '\n', q->len - at);
 		size_t end = nl ? (size_t)(nl - q->buf) : q->len;
-		sk__audit_set_peer((int)q->cred.pid, q->cred.uid);
+		if (q->have_cred)
+			sk__audit_set_peer((int)q->cred.pid, q->cred.uid);
+		else
+			sk__audit_set_peer(-1, (unsigned)-1);
 		/* A fresh buffer each time: a large reply's memory is not
 		 * kept while the program runs. */
 		sk__json_init(&out, SK__REPLY_LIMIT);
@@ -283,12 +284,14 @@ static void register_handlers_once(void)
 static int configure(int fd)
 {
 	struct timeval tv = { SEND_SECONDS, 0 };
-	int on = 1;
+	int r = sk__os_creds_enable(fd);
 
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
-		return -errno;
-	return 0;
+	srv.creds_known = r == 0;
+	if (r == -ENOTSUP && srv.path[0] != '@')
+		r = 0; /* a socket file: its permissions decide */
+	if (r == 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		r = -errno;
+	return r;
 }
 
 static int start_locked(const char *path)

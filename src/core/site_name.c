@@ -84,7 +84,7 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 	uint64_t off = 0;
 	int fd;
 
-	/* In the library's one place (os/fd_slot.c), under the patch lock. */
+	/* In the library's one place (os/linux/fd_slot.c), under the patch lock. */
 	sk__fdslot_lend();
 	fd = !obj		? -1
 	     : obj->path[0] ? open(obj->path, O_RDONLY | O_CLOEXEC)

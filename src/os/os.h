@@ -6,22 +6,32 @@
  *
  * As arch/backend.h is for an architecture, this header is the whole of what
  * an OS provides; core/ and control/ ask the OS nothing else and test for no
- * OS.  Each OS has one folder, src/os/<os>/ (SK_OS_SOURCES_<os> in
- * src/CMakeLists.txt), implementing every function marked [OS] below:
+ * OS.  Each OS lists its files in SK_OS_SOURCES_<os> (src/CMakeLists.txt,
+ * which the Rust crate's build script reads too), implementing every
+ * section marked [OS] below:
  *
- *   <os>/writer.c    writing code bytes (sk__writer_*)
- *   <os>/sync.c      serialising every core running the process (sk__sync_*)
- *   <os>/process.c   the process, its program and its peers (sk__os_*)
- *   <os>/watch.c     told when a directory's entries change (sk__os_watch_*)
- *   elf/image.c      the loaded object holding an address (sk__os_image_of),
- *                    shared by the ELF systems; Mach-O and PE need their own
+ *   <os>/writer.c, sync.c  writing code bytes (sk__writer_*) and serialising
+ *                          every core running the process (sk__sync_*);
+ *                          unpatched/writer_sync.c where nothing is patched
+ *   <os>/fd_slot.c         the library's one descriptor for files
+ *                          (sk__fdslot_*); unpatched/fd_slot.c: none
+ *   <os>/futex.c           thread ids and waiting on a word (patch lock)
+ *   <os>/process.c         the process and its program (sk__os_*)
+ *   <os>/credentials.c     who sent a datagram (sk__os_creds_*)
+ *   <os>/watch.c           told when a directory's entries change
+ *   elf/image.c            the loaded object holding an address
+ *                          (sk__os_image_of), for the ELF systems;
+ *                          macho/image.c for macOS
+ *
+ * Folders shared by several OSes: bsd/ (FreeBSD and macOS: kqueue),
+ * unpatched/ (an OS where the portable backend is the only one), elf/.
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
  * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
  * files of src/os/ are the same on every OS: the STATICKEYS_* settings
- * (env.c), counters, histograms and messages (stats.c, stats_report.c), the
- * count of running signal handlers (signal_depth.c), and the
- * fault-injection hook of the tests.
+ * (env.c), counters, histograms and messages (stats.c, stats_report.c),
+ * the update path's own memory (mem.c) and the fault-injection hook of the
+ * tests.
  *
  * src/os/linux/ is the reference: its files say what each call costs there.
  */
@@ -99,7 +109,7 @@ int sk__setting(enum sk__setting which);
  * start-up on every backend, also where nothing reads it later. */
 void sk__settings_check(void);
 
-/* ---- futex.c: thread ids and waiting, for the patch lock ------------------ */
+/* ---- [OS] <os>/futex.c: thread ids and waiting, for the patch lock ------ */
 
 /* sk__thread_id - the calling thread's id (never 0); async-signal-safe. */
 uint32_t sk__thread_id(void);
@@ -136,7 +146,7 @@ struct sk__segment {
 	int prot; /* PROT_* from the program header */
 };
 
-/* ---- fd_slot.c: the library's one descriptor for files ------------------ */
+/* ---- [OS] <os>/fd_slot.c: the library's one descriptor for files -------- */
 
 /* sk__fdslot_init - at start-up: take the place (/proc/self/mem).
  * Return: 0 or -errno (nothing is held then). */
@@ -224,14 +234,12 @@ bool sk__os_abstract_sockets(void);
  * OS keeps of it); called at start-up, so no lookup and no allocation. */
 const char *sk__os_argv0(void);
 
-/* sk__peer - who is at the other end of a connected Unix socket. */
+/* sk__peer - who sent a datagram, in the kernel's word (never the
+ * sender's own claim). */
 struct sk__peer {
 	long pid; /* -1 where the OS does not tell it */
 	unsigned uid;
 };
-/* sk__os_peer - the kernel's word for the peer of @fd (never the client's
- * own claim).  Return: 0, -errno, or -ENOTSUP without such a call. */
-int sk__os_peer(int fd, struct sk__peer *peer);
 /* sk__os_process_name - the command name of process @pid into @out (@len
  * bytes, NUL-terminated, the OS's own bytes: the caller makes them safe to
  * print).  Opens one descriptor for the call.  Return: its length, or
@@ -267,6 +275,26 @@ void sk__os_image_of(const void *probe, struct sk__image *img);
 bool sk__os_in_program(const void *addr);
 /* sk__os_pin_image - the object that holds @addr is never unloaded. */
 void sk__os_pin_image(const void *addr);
+
+/* ---- [OS] <os>/credentials.c: who sent a datagram ------------------------ */
+
+/* Bytes of ancillary data to give recvmsg() for the credentials (aligned:
+ * use union sk__creds_buffer). */
+#define SK__CREDS_SPACE 512
+union sk__creds_buffer {
+	char buf[SK__CREDS_SPACE];
+	uint64_t align;
+};
+struct msghdr;
+/* sk__os_creds_enable - have the kernel attach its sender's credentials to
+ * every datagram received on Unix socket @fd (Linux SO_PASSCRED, FreeBSD
+ * LOCAL_CREDS_PERSISTENT).  Return: 0, -errno, or -ENOTSUP where the OS
+ * cannot (macOS): then only the socket file's permissions decide who may
+ * send (control/listener.c makes it 0600). */
+int sk__os_creds_enable(int fd);
+/* sk__os_creds_read - the credentials attached to the datagram @m received
+ * (its msg_control a union sk__creds_buffer).  Return: true if found. */
+bool sk__os_creds_read(const struct msghdr *m, struct sk__peer *peer);
 
 /* ---- [OS] <os>/watch.c: told when a directory's entries change ---------- */
 
@@ -327,32 +355,5 @@ extern void (*volatile sk__inject_hook)(int point);
 #else
 #define SK_INJECT(point) ((void)0)
 #endif
-
-/* ---- signal_depth.c: is this thread running a signal handler? ---------- */
-
-/* sk__signal_depth_enter/leave - around a signal handler (@ucontext: the
- * handler's third argument, or NULL). */
-void sk__signal_depth_enter(const void *ucontext);
-void sk__signal_depth_leave(void);
-/* sk__signal_depth_jump - a siglongjmp()/longjmp() to a frame whose stack
- * pointer is @target_sp: the handlers it leaves are no longer running. */
-void sk__signal_depth_jump(uintptr_t target_sp);
-/* sk__signal_depth_in_handler - the caller runs inside a counted handler. */
-bool sk__signal_depth_in_handler(void);
-/* sk__signal_depth_track - the program's handlers pass through
- * sk__signal_trampoline_wrap() (set by the mask wrappers when they see they
- * are reached); sk__signal_depth_tracked() tells. */
-void sk__signal_depth_track(void);
-bool sk__signal_depth_tracked(void);
-struct sigaction;
-/* sk__signal_trampoline_wrap - the action to install instead of @act: the
- * trampoline that counts the handler (in @copy), or @act itself when there
- * is no handler to count (SIG_DFL, SIG_IGN, NULL). */
-const struct sigaction *sk__signal_trampoline_wrap(int sig,
-						    const struct sigaction *act,
-						    struct sigaction *copy);
-/* sk__signal_trampoline_unwrap - make an old action read back from the
- * kernel name the program's handler and flags, not the trampoline. */
-void sk__signal_trampoline_unwrap(int sig, struct sigaction *old);
 
 #endif /* SK_OS_H */

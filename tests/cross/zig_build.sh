@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # zig_build.sh TARGET SRC XBUILD CMAKE
 # Another operating system, built and not run: this tree configured with
 # cmake/toolchains/zig.cmake for zig's TARGET (x86_64-freebsd...) into

@@ -46,7 +46,7 @@
  *
  * sigaction (and signal, bsd_signal, sysv_signal, sigset, which glibc
  * implements with its internal sigaction) also puts every handler behind a
- * trampoline that counts it (os/signal_depth.c), and the jumps tell it when
+ * trampoline that counts it (arch/x86_64/signal_depth.c), and the jumps tell it when
  * a handler is left.
  *
  * What it cannot see: masks set by raw system calls, by the C library
@@ -415,7 +415,7 @@ static int install_action(int sig, const struct sigaction *act,
 		act = &copy;
 	}
 	/* The handler runs behind the trampoline that counts it
-	 * (os/signal_depth.c); the old action names the program's own. */
+	 * (arch/x86_64/signal_depth.c); the old action names the program's own. */
 	if (act && old) {
 		/* Read the old action first: the trampoline's record of the
 		 * program's handler is about to change. */
@@ -553,7 +553,7 @@ static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
 #endif
 }
 
-/* A jump out of a signal handler leaves it (os/signal_depth.c). */
+/* A jump out of a signal handler leaves it (arch/x86_64/signal_depth.c). */
 #define WRAP_JUMP(name)                                                      \
 	SK_EXPORT void WRAPPER(name)(struct __jmp_buf_tag env[1], int val)            \
 	{                                                                    \

@@ -83,7 +83,7 @@ struct blocker {
 
 /*
  * Descriptors: none of its own.  The files this reads take the library's
- * one place in the descriptor table (os/fd_slot.c), lent by /proc/self/mem
+ * one place in the descriptor table (os/linux/fd_slot.c), lent by /proc/self/mem
  * for the scan and taken back after it: the directory is listed into
  * memory and closed, then each thread's stat file is opened, read and
  * closed in turn.  Whether the thread count changed is asked with a stat()

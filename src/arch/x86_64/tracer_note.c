@@ -115,7 +115,7 @@ static long tracer_pid(char *comm, size_t size)
 	char status[4096], path[64];
 	long pid = 0;
 
-	/* In the library's one place (os/fd_slot.c), under the patch lock;
+	/* In the library's one place (os/linux/fd_slot.c), under the patch lock;
 	 * one file at a time. */
 	sk__fdslot_lend();
 	if (read_small("/proc/self/status", status, sizeof(status))) {

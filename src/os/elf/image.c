@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/elf/image.c - the loaded object that holds an address, as an ELF
  * system's loader tells it (os/os.h, "image"): Linux and FreeBSD.

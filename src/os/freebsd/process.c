@@ -1,17 +1,14 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/freebsd/process.c - the process, its program and its peers, as
  * FreeBSD tells them (os/os.h, "process").
  *
  * elf_aux_info() reads the vector the kernel passed at exec, as Linux's
- * getauxval(); LOCAL_PEERCRED is FreeBSD's SO_PEERCRED (the peer's pid is in
- * it since FreeBSD 13); a process's command name and the program's path come
+ * getauxval(); a process's command name and the program's path come
  * from sysctl, since procfs is not mounted by default.
  */
 #include <sys/types.h>
-#include <sys/socket.h>
 #include <sys/sysctl.h>
-#include <sys/ucred.h>
-#include <sys/un.h>
 #include <sys/user.h>
 #include <sys/auxv.h>
 #include <errno.h>
@@ -67,20 +64,6 @@ bool sk__os_abstract_sockets(void)
 const char *sk__os_argv0(void)
 {
 	return getprogname();
-}
-
-int sk__os_peer(int fd, struct sk__peer *peer)
-{
-	struct xucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(fd, SOL_LOCAL, LOCAL_PEERCRED, &cred, &len) != 0)
-		return -errno;
-	if (cred.cr_version != XUCRED_VERSION)
-		return -ENOTSUP;
-	peer->pid = cred.cr_pid;
-	peer->uid = cred.cr_uid;
-	return 0;
 }
 
 int sk__os_process_name(long pid, char *out, size_t len)

@@ -1,18 +1,17 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/linux/process.c - the process, its program and its peers, as Linux
  * tells them (os/os.h, "process").
  *
  * Each answer is one call the C library makes cheaply or one small file of
  * /proc: getauxval() reads the vector the kernel passed at exec (no system
- * call), SO_PEERCRED asks the kernel who connected (it cannot be forged by
- * the client), /proc/<pid>/comm and /proc/self/exe name a process and its
+ * call), /proc/<pid>/comm and /proc/self/exe name a process and its
  * program.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/auxv.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "os/os.h"
@@ -48,18 +47,6 @@ bool sk__os_abstract_sockets(void)
 const char *sk__os_argv0(void)
 {
 	return program_invocation_name; /* glibc's and musl's */
-}
-
-int sk__os_peer(int fd, struct sk__peer *peer)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
-		return -errno;
-	peer->pid = cred.pid;
-	peer->uid = cred.uid;
-	return 0;
 }
 
 int sk__os_process_name(long pid, char *out, size_t len)

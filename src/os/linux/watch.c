@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/linux/watch.c - told when a directory's entries change (os/os.h,
  * "watch"), with inotify: one descriptor for every directory watched, which

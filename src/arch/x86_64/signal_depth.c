@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/signal_depth.c - is this thread running a signal handler?
+ * src/arch/x86_64/signal_depth.c - is this thread running a signal handler?
  *
  * The slow paths take a mutex and allocate memory, neither of which is
  * async-signal-safe: an update from a handler that interrupted malloc or the
@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "os/os.h"
+#include "arch/x86_64/x86_64.h"
 
 #define LEVELS 4
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/futex.c - what the patch lock asks of the OS: the caller's thread
+ * src/os/linux/futex.c - what the patch lock asks of the OS: the caller's thread
  * id, and waiting for a word to change.
  *
  * The patch lock (core/lock.c) is one word holding its owner's thread id,

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/freebsd/watch.c - told when a directory's entries change (os/os.h,
+ * src/os/bsd/watch.c - told when a directory's entries change (os/os.h,
  * "watch"), with kqueue: one kqueue for every directory watched, which
  * poll() reports readable once an event is queued.
  *

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/freebsd/unpatched.c - writing code and serialising cores (os/os.h,
+ * src/os/unpatched/writer_sync.c - writing code and serialising cores (os/os.h,
  * "writer", "sync"): not ported to FreeBSD.
  *
  * Off Linux the runtime is built with the portable backend (arch/portable:

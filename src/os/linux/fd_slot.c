@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/fd_slot.c - the library's one descriptor for files, taken at
+ * src/os/linux/fd_slot.c - the library's one descriptor for files, taken at
  * start-up and never more than one.
  *
  * Programs that size RLIMIT_NOFILE to their own connections (memcached,

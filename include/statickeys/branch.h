@@ -22,10 +22,12 @@
  * The architecture: its site header (SK__ARCH_BRANCH) and the one for
  * kernel-style keys that statickeys/linux.h includes (SK__ARCH_SLOT_HEADER,
  * SK__ARCH_BRANCH_SLOT).  A port adds one branch here; every other
- * architecture, and any build with SK_NO_ASM_GOTO (the portable backend's
- * builds define it), tests the key's state instead (arch/generic.h).
+ * architecture, any object format but ELF (macOS, Windows: the runtime
+ * patches no site there) and any build with SK_NO_ASM_GOTO (the portable
+ * backend's builds define it) tests the key's state instead
+ * (arch/generic.h).
  */
-#if !defined(__GNUC__) || defined(SK_NO_ASM_GOTO)
+#if !defined(__GNUC__) || defined(SK_NO_ASM_GOTO) || !defined(__ELF__)
 #define SK__ARCH_SLOT_HEADER 0
 #elif defined(__x86_64__)
 #include "statickeys/arch/x86_64.h"

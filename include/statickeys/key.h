@@ -34,6 +34,7 @@
 #include <stdbool.h>
 
 #include "statickeys/export.h"
+#include "statickeys/section.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,37 +83,13 @@ struct sk_key_false {
 	}
 
 /*
- * SHF_GNU_RETAIN ("R" section flag, the retain attribute) on the "sk_sites"
- * and "sk_keys" sections.  Nothing references their contents but the
- * linker's __start_/__stop_ symbols, and lld with --gc-sections (the default
- * for Rust programs) does not count those as references: without the flag it
- * silently drops every site table and key listing of the objects it links.
- * Assemblers know the flag since binutils 2.36 and LLVM 13, compilers the
- * attribute since GCC 11 and clang 13; with an older assembler behind a
- * newer GCC, define SK_NO_SECTION_RETAIN (the CMake package and statickeys.pc
- * do so when the library's own build found the assembler lacking).
- */
-#if !defined(SK_NO_SECTION_RETAIN) && defined(__has_attribute)
-#if __has_attribute(retain)
-#define SK__SECTION_RETAIN 1
-#endif
-#endif
-#ifdef SK__SECTION_RETAIN
-#define SK__RETAIN_FLAG "R"
-#define SK__RETAIN_ATTR retain,
-#else
-#define SK__RETAIN_FLAG ""
-#define SK__RETAIN_ATTR
-#endif
-
-/*
  * Every key defined with these macros is also listed in the "sk_keys" section
  * of its object, so the runtime can find keys that have no sites and look
  * keys up by name.
  */
 #define SK__KEY_LISTING(name)                                                \
 	static struct sk_key *const sk__keyref_##name __attribute__((        \
-		used, SK__RETAIN_ATTR section("sk_keys"))) = &(name).key
+		SK__KEYS_SECTION_ATTR)) = &(name).key
 
 #define SK__DEFINE_KEY(type, name, init, desc)                               \
 	struct type name = { SK__KEY_INIT(init, #name, desc) };              \

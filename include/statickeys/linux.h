@@ -102,7 +102,7 @@ struct static_key_false {
  * key has its name in snapshots and skctl even without a site. */
 #define SK__LINUX_LISTING(name)                                              \
 	static struct sk_key *const sk__keyref_##name                        \
-		__attribute__((used, section("sk_keys"))) = &(name).key.sk__key
+		__attribute__((SK__KEYS_SECTION_ATTR)) = &(name).key.sk__key
 
 #define SK__LINUX_DEFINE(type, name, init)                                   \
 	struct type name = { { SK__KEY_INIT(init, #name, 0) } };             \

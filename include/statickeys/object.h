@@ -4,8 +4,8 @@
  *
  * Every linked object (the executable, each shared library, each dlopen'd
  * plugin) has its own "sk_sites" and "sk_keys" sections; the linker marks
- * their bounds with __start_/__stop_ symbols, declared hidden here so each
- * object sees its own.  Every translation unit that includes this header gets
+ * their bounds (statickeys/section.h: __start_/__stop_ symbols on ELF,
+ * declared hidden here so each object sees its own).  Every translation unit that includes this header gets
  * a tiny constructor/destructor pair that hands those bounds to the runtime;
  * the runtime counts them through the object's single sk__this_object handle
  * (a weak hidden definition, merged by the linker into one per object), so an
@@ -16,6 +16,7 @@
 #define STATICKEYS_OBJECT_H
 
 #include "statickeys/export.h"
+#include "statickeys/section.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,17 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 SK_API void sk__object_unregister(struct sk__object_handle *handle);
 
 #ifndef SK_BUILDING_LIBRARY
+#if defined(__APPLE__) && defined(__MACH__)
+/* Mach-O: only the key listing (no site is patched: statickeys/branch.h). */
+SK__SECTION_BOUNDS(struct sk_key *const, sk__keys_start, sk__keys_stop,
+		   "__DATA", "sk_keys");
+#define SK__SITES_START ((const struct sk__site_entry *)0)
+#define SK__SITES_STOP ((const struct sk__site_entry *)0)
+#define SK__KEYS_START sk__keys_start
+#define SK__KEYS_STOP sk__keys_stop
+#elif defined(_WIN32)
+/* PE: statickeys/section_pe.h defines the four bounds. */
+#else /* ELF */
 extern const struct sk__site_entry __start_sk_sites[]
 	__attribute__((weak, visibility("hidden")));
 extern const struct sk__site_entry __stop_sk_sites[]
@@ -65,6 +77,11 @@ extern struct sk_key *const __start_sk_keys[]
 	__attribute__((weak, visibility("hidden")));
 extern struct sk_key *const __stop_sk_keys[]
 	__attribute__((weak, visibility("hidden")));
+#define SK__SITES_START __start_sk_sites
+#define SK__SITES_STOP __stop_sk_sites
+#define SK__KEYS_START __start_sk_keys
+#define SK__KEYS_STOP __stop_sk_keys
+#endif
 
 __attribute__((weak, visibility("hidden"))) struct sk__object_handle
 	sk__this_object;
@@ -79,8 +96,8 @@ __attribute__((weak, visibility("hidden"))) struct sk__object_handle
  */
 __attribute__((constructor(101), used)) static void sk__object_ctor(void)
 {
-	sk__object_register(&sk__this_object, __start_sk_sites,
-			    __stop_sk_sites, __start_sk_keys, __stop_sk_keys);
+	sk__object_register(&sk__this_object, SK__SITES_START,
+			    SK__SITES_STOP, SK__KEYS_START, SK__KEYS_STOP);
 }
 
 __attribute__((destructor(101), used)) static void sk__object_dtor(void)

@@ -246,7 +246,7 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 		{ SK__KEY_INIT(0, #sys ":" #name, "tracepoint") },           \
 		0, { 0, 0 }, 0, 0, SK__TP_SEMAPHORE_PTR(sys, name), 0 };     \
 	static struct sk_key *const sk__tpkeyref_##sys##_##name              \
-		__attribute__((used, SK__RETAIN_ATTR section("sk_keys"))) =  \
+		__attribute__((SK__KEYS_SECTION_ATTR)) =             \
 			&SK__TP(sys, name).key.key;                          \
 	/* The "on" path: the USDT probe, then every registered probe. */    \
 	__attribute__((noinline, cold)) void SK__TP_ON(sys, name)(proto)     \

@@ -130,13 +130,15 @@ int find_socket(const char *pid, char *out, size_t len)
 
 /* How long a request may wait for its reply (--timeout), in ms. */
 int skctl_timeout_ms = SKCTL_DEFAULT_TIMEOUT_MS;
-/* Who served the last reply (its SCM_CREDENTIALS), 0 before one. */
+/* Who served the last reply (the kernel's credentials on it), 0 before
+ * one, -1 where the OS does not tell (macOS). */
 int skctl_server_pid;
 
 /* The server must run as our uid (root may talk to anyone): an abstract
  * name can be bound by any user, so the kernel's word on who sent the
- * reply is asked (SCM_CREDENTIALS) before the reply is believed. */
-static int check_server(const struct ucred *cred, const char *path)
+ * reply is asked (os/os.h, sk__os_creds_read) before the reply is
+ * believed. */
+static int check_server(const struct sk__peer *cred, const char *path)
 {
 	if (cred->uid == geteuid() || geteuid() == 0)
 		return 0;
@@ -147,25 +149,72 @@ static int check_server(const struct ucred *cred, const char *path)
 }
 
 static const char *server_path; /* for check_server()'s message */
+static bool creds_known;	/* the OS names a reply's sender */
 
-/* A datagram socket with an address of its own (autobind: the server
- * sends the reply there), connected to @path, so that only the server's
- * datagrams arrive.  "@name" is a name in the abstract namespace (no
- * trailing NUL). */
+/* Socket files this process bound to be answered (os/os.h,
+ * sk__os_dgram_bind_client: none on Linux), removed at exit. */
+static char (*client_files)[108];
+static size_t n_client_files;
+
+static void remove_client_files(void)
+{
+	for (size_t i = 0; i < n_client_files; i++)
+		unlink(client_files[i]);
+}
+
+static void note_client_file(const char *path)
+{
+	void *v = realloc(client_files, (n_client_files + 1) *
+						sizeof(*client_files));
+	if (!v) {
+		unlink(path);
+		return;
+	}
+	client_files = v;
+	if (n_client_files == 0)
+		atexit(remove_client_files);
+	snprintf(client_files[n_client_files++], sizeof(*client_files), "%s",
+		 path);
+}
+
+/* Where the OS cannot say who sent a reply (macOS), the server's socket
+ * file must be ours (or we are root): its permissions decide who may
+ * bind it.  An abstract name needs the credentials. */
+static int check_server_file(const char *path)
+{
+	struct stat st;
+
+	if (path[0] == '@')
+		return -EPROTO;
+	if (stat(path, &st) != 0)
+		return -errno;
+	struct sk__peer owner = { -1, (unsigned)st.st_uid };
+	return check_server(&owner, path);
+}
+
+/* A datagram socket with an address of its own (the server sends the
+ * reply there), connected to @path, so that only the server's datagrams
+ * arrive.  "@name" is a name in the abstract namespace (no trailing NUL). */
 int connect_to(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char bound[sizeof(addr.sun_path)];
 	size_t n = strlen(path);
-	int on = 1;
 
 	if (n >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = sk__os_dgram_socket();
 	if (fd < 0)
-		return -errno;
-	int r = bind(fd, (struct sockaddr *)&addr, sizeof(sa_family_t)) ||
-			setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on,
-				   sizeof(on)) ? -errno : 0;
+		return fd;
+	int r = sk__os_dgram_bind_client(fd, bound, sizeof(bound));
+	if (r == 0 && bound[0])
+		note_client_file(bound);
+	int c = r ? r : sk__os_creds_enable(fd);
+	creds_known = c == 0;
+	if (r == 0 && c != 0 && c != -ENOTSUP)
+		r = c;
+	if (r == 0 && !creds_known)
+		r = check_server_file(path);
 	memcpy(addr.sun_path, path, n);
 	if (path[0] == '@')
 		addr.sun_path[0] = '\0';
@@ -184,16 +233,14 @@ int connect_to(const char *path)
 /* One datagram appended to @buf (at *@n of @cap); its sender's
  * credentials into @cred.  Return: bytes, or -errno (-ETIMEDOUT once
  * @deadline, CLOCK_MONOTONIC ms, has passed). */
-static ssize_t recv_part(int fd, char *buf, size_t room, struct ucred *cred,
-			 bool *have_cred, long long deadline)
+static ssize_t recv_part(int fd, char *buf, size_t room,
+			 struct sk__peer *cred, bool *have_cred,
+			 long long deadline)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(struct ucred))];
-	} control;
+	union sk__creds_buffer control;
 	struct iovec iov = { buf, room };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = control.b,
+			    .msg_control = control.buf,
 			    .msg_controllen = sizeof(control) };
 
 	for (;;) {
@@ -206,18 +253,15 @@ static ssize_t recv_part(int fd, char *buf, size_t room, struct ucred *cred,
 			return -errno;
 		if (k <= 0)
 			continue;
-		ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		m.msg_controllen = sizeof(control);
+		ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT |
+						    sk__os_dgram_recv_flags());
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0)
 			return -errno;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c;
-		     c = CMSG_NXTHDR(&m, c))
-			if (c->cmsg_level == SOL_SOCKET &&
-			    c->cmsg_type == SCM_CREDENTIALS) {
-				memcpy(cred, CMSG_DATA(c), sizeof(*cred));
-				*have_cred = true;
-			}
+		if (sk__os_creds_read(&m, cred))
+			*have_cred = true;
 		return r;
 	}
 }
@@ -229,7 +273,7 @@ static int read_reply(int fd, char **line)
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
 	long long deadline = now_ms() + skctl_timeout_ms;
-	struct ucred cred;
+	struct sk__peer cred = { -1, 0 };
 	bool have_cred = false;
 	int r = 0;
 
@@ -247,9 +291,12 @@ static int read_reply(int fd, char **line)
 		}
 		ssize_t k = recv_part(fd, buf + n, cap - n - 1, &cred,
 				      &have_cred, deadline);
-		r = k < 0 ? (int)k
-		    : !have_cred ? -EPROTO
-				 : check_server(&cred, server_path);
+		/* Without credentials (macOS), connect_to() checked the
+		 * socket file's owner. */
+		r = k < 0		? (int)k
+		    : !creds_known	? 0
+		    : !have_cred	? -EPROTO
+					: check_server(&cred, server_path);
 		n += k > 0 ? (size_t)k : 0;
 	}
 	if (r || !buf) {

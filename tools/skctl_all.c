@@ -176,7 +176,8 @@ static int connect_bounded(const struct proc *p)
 	int r = transact(fd, "help\n", &reply, &raw);
 	json_free(reply);
 	free(raw);
-	if (r == SKCTL_OK && skctl_server_pid != p->pid) {
+	if (r == SKCTL_OK && skctl_server_pid >= 0 &&
+	    skctl_server_pid != p->pid) {
 		close(fd);
 		return ANOTHERS_SOCKET;
 	}

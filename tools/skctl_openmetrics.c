@@ -54,7 +54,7 @@ int om_fetch(int fd, struct om_process *p)
 	memset(p, 0, sizeof(*p));
 	int r = transact(fd, "list\n", &p->list, &raw);
 	/* Who answered, from the credentials the kernel put on the reply. */
-	p->pid = r == SKCTL_OK ? skctl_server_pid : 0;
+	p->pid = r == SKCTL_OK && skctl_server_pid > 0 ? skctl_server_pid : 0;
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	free(raw);
 	raw = NULL;

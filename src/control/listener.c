@@ -67,9 +67,9 @@ static int clear_stale(const struct sockaddr_un *addr, socklen_t len)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return -EEXIST;
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = sk__os_dgram_socket();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int r = connect(fd, (const struct sockaddr *)addr, len);
 	int e = errno;
 	close(fd);
@@ -102,9 +102,9 @@ int sk__listener_open(const char *path)
 
 	if (r)
 		return r;
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd = sk__os_dgram_socket();
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (path[0] == '@')
 		r = bind(fd, (struct sockaddr *)&addr, len) == 0 ? 0 : -errno;
 	else

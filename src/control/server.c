@@ -105,12 +105,15 @@ static int receive(struct request *q)
 		.msg_control = control.buf, .msg_controllen = sizeof(control),
 	};
 	ssize_t n = recvmsg(srv.fd, &m, MSG_DONTWAIT | MSG_TRUNC |
-					 MSG_CMSG_CLOEXEC);
+					 sk__os_dgram_recv_flags());
 
 	if (n < 0)
 		return 0;
 	q->from_len = m.msg_namelen;
-	q->too_long = (size_t)n > SK_CONTROL_MAX_REQUEST;
+	/* Linux returns a truncated datagram's whole length (MSG_TRUNC in
+	 * the flags); every OS marks it in msg_flags. */
+	q->too_long = (size_t)n > SK_CONTROL_MAX_REQUEST ||
+		      (m.msg_flags & MSG_TRUNC);
 	q->len = q->too_long ? 0 : (size_t)n;
 	q->have_cred = sk__os_creds_read(&m, &q->cred);
 	/* A sender without an address of its own cannot be answered. */

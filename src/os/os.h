@@ -17,7 +17,8 @@
  *                          (sk__fdslot_*); unpatched/fd_slot.c: none
  *   <os>/futex.c           thread ids and waiting on a word (patch lock)
  *   <os>/process.c         the process and its program (sk__os_*)
- *   <os>/credentials.c     who sent a datagram (sk__os_creds_*)
+ *   <os>/dgram.c           Unix datagram sockets: a client's address, who
+ *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*)
  *   <os>/watch.c           told when a directory's entries change
  *   elf/image.c            the loaded object holding an address
  *                          (sk__os_image_of), for the ELF systems;
@@ -276,7 +277,19 @@ bool sk__os_in_program(const void *addr);
 /* sk__os_pin_image - the object that holds @addr is never unloaded. */
 void sk__os_pin_image(const void *addr);
 
-/* ---- [OS] <os>/credentials.c: who sent a datagram ------------------------ */
+/* ---- [OS] <os>/dgram.c: Unix datagram sockets (the control plane) -------- */
+
+/* sk__os_dgram_socket - a close-on-exec AF_UNIX datagram socket, or -errno. */
+int sk__os_dgram_socket(void);
+/* sk__os_dgram_recv_flags - recvmsg() flags that close-on-exec any
+ * descriptor a sender passes (MSG_CMSG_CLOEXEC), 0 where the OS has none. */
+int sk__os_dgram_recv_flags(void);
+/* sk__os_dgram_bind_client - give client socket @fd an address the server
+ * can answer: Linux autobinds a name in the abstract namespace (@path gets
+ * ""); elsewhere a socket file of mode 0600 in $TMPDIR or /tmp, whose path
+ * goes into @path (@len bytes) for the caller to unlink.  Return: 0 or
+ * -errno. */
+int sk__os_dgram_bind_client(int fd, char *path, size_t len);
 
 /* Bytes of ancillary data to give recvmsg() for the credentials (aligned:
  * use union sk__creds_buffer). */

@@ -30,6 +30,15 @@ foreach(tool cc c++ ar ranlib)
   file(CHMOD ${sk_zig_bin}/zig-${tool} PERMISSIONS OWNER_READ OWNER_WRITE
     OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 endforeach()
+if(CMAKE_SYSTEM_NAME STREQUAL "Darwin")
+  # CMake wants install_name_tool for Mach-O, to rewrite paths at install;
+  # zig has none, and these trees are built, not installed: it says so.
+  file(WRITE ${sk_zig_bin}/install_name_tool
+    "#!/bin/sh\necho 'install_name_tool: not available when cross-building with zig' >&2\nexit 1\n")
+  file(CHMOD ${sk_zig_bin}/install_name_tool PERMISSIONS OWNER_READ
+    OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  set(CMAKE_INSTALL_NAME_TOOL ${sk_zig_bin}/install_name_tool)
+endif()
 set(CMAKE_C_COMPILER ${sk_zig_bin}/zig-cc)
 set(CMAKE_CXX_COMPILER ${sk_zig_bin}/zig-c++)
 set(CMAKE_AR ${sk_zig_bin}/zig-ar CACHE FILEPATH "" FORCE)

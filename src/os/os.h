@@ -20,9 +20,10 @@
  *   <os>/dgram.c           Unix datagram sockets: a client's address, who
  *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*)
  *   <os>/watch.c           told when a directory's entries change
- *   elf/image.c            the loaded object holding an address
- *                          (sk__os_image_of), for the ELF systems;
- *                          macho/image.c for macOS
+ *   elf/image.c, symbols.c the loaded object holding an address
+ *                          (sk__os_image_of) and the function
+ *                          (sk__os_symbol_of), for the ELF systems;
+ *                          macho/ for macOS
  *
  * Folders shared by several OSes: bsd/ (FreeBSD and macOS: kqueue),
  * unpatched/ (an OS where the portable backend is the only one), elf/.
@@ -39,6 +40,7 @@
 #ifndef SK_OS_H
 #define SK_OS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -231,6 +233,15 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 /* sk__os_abstract_sockets - Unix socket names may be abstract ("@name"). */
 bool sk__os_abstract_sockets(void);
 
+/* sk__os_secure_getenv - getenv(@name), but NULL in a set-user-ID or
+ * file-capability program (glibc's and FreeBSD's secure_getenv; macOS:
+ * issetugid()). */
+const char *sk__os_secure_getenv(const char *name);
+/* sk__os_name_thread - name thread @t for top, ps and debuggers (@name at
+ * most 15 bytes).  Return: 0, -errno, or -ENOTSUP where only a thread may
+ * name itself (macOS). */
+int sk__os_name_thread(pthread_t t, const char *name);
+
 /* sk__os_argv0 - the program's name as it was started (argv[0], or what the
  * OS keeps of it); called at start-up, so no lookup and no allocation. */
 const char *sk__os_argv0(void);
@@ -254,7 +265,7 @@ int sk__os_open_program(void);
  * (@len bytes, NUL-terminated).  Return: its length, or -errno. */
 int sk__os_program_path(char *out, size_t len);
 
-/* ---- [OS] the loaded object that holds an address (elf/image.c) --------- */
+/* ---- [OS] the loaded object that holds an address (elf/, macho/) ------- */
 
 #define SK__IMAGE_SEGMENTS 4
 
@@ -272,6 +283,12 @@ struct sk__image {
  * linker's lock (never under the patch lock); the main program's needs no
  * call into the dynamic linker. */
 void sk__os_image_of(const void *probe, struct sk__image *img);
+/* sk__os_symbol_of - the function holding link-time address @vaddr of the
+ * object whose file is open as @fd: its name into @name (@len bytes) and
+ * @vaddr's offset in it.  Reads the file only (no loader lock).  Return:
+ * true if found. */
+bool sk__os_symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
+		      uint64_t *offset);
 /* sk__os_in_program - @addr is in the main program (asks no loader). */
 bool sk__os_in_program(const void *addr);
 /* sk__os_pin_image - the object that holds @addr is never unloaded. */

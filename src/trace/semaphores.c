@@ -57,6 +57,25 @@ static void follow(struct sk_tracepoint *tp)
 	}
 }
 
+/* Sleep until @deadline (CLOCK_MONOTONIC), through signals: POSIX
+ * nanosleep, since macOS has no clock_nanosleep(). */
+static void sleep_until(const struct timespec *deadline)
+{
+	struct timespec now, left;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = deadline->tv_sec - now.tv_sec;
+		left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_nsec += 1000000000L;
+			left.tv_sec--;
+		}
+		if (left.tv_sec < 0 || nanosleep(&left, NULL) == 0)
+			return;
+	}
+}
+
 static void *watch(void *arg)
 {
 	struct timespec next;
@@ -68,16 +87,14 @@ static void *watch(void *arg)
 		for (struct sk_tracepoint *tp = tracepoints; tp; tp = tp->next)
 			follow(tp);
 		pthread_mutex_unlock(&list_lock);
-		/* Absolute deadlines: the period does not drift with the
-		 * time an update takes. */
+		/* Deadlines on the monotonic clock: the period does not
+		 * drift with the time an update takes. */
 		next.tv_nsec += POLL_NS;
 		if (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
 		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
-				       NULL) == EINTR)
-			;
+		sleep_until(&next);
 	}
 	return NULL;
 }
@@ -91,7 +108,7 @@ static int create_watcher(void)
 
 	if (r)
 		return r;
-	pthread_setname_np(t, "sk-trace-watch");
+	sk__os_name_thread(t, "sk-trace-watch");
 	pthread_detach(t);
 	watcher_running = 1;
 	watcher_pid = getpid();

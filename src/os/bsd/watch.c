@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/bsd/watch.c - told when a directory's entries change (os/os.h,
- * "watch"), with kqueue: one kqueue for every directory watched, which
- * poll() reports readable once an event is queued.
+ * "watch") on FreeBSD and macOS, with kqueue: one kqueue for every
+ * directory watched, which poll() reports readable once an event is queued.
  *
  * kqueue watches descriptors, not paths: each directory stays open (read
  * only, close-on-exec) for the process's life.  A write to a directory is a
@@ -21,9 +21,17 @@
 
 int sk__os_watch_open(void)
 {
-	int kq = kqueue1(O_CLOEXEC | O_NONBLOCK);
+	int kq = kqueue(); /* macOS has no kqueue1() */
 
-	return kq >= 0 ? kq : -errno;
+	if (kq < 0)
+		return -errno;
+	if (fcntl(kq, F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(kq, F_SETFL, O_NONBLOCK) != 0) {
+		int err = -errno;
+		close(kq);
+		return err;
+	}
+	return kq;
 }
 
 int sk__os_watch_add(int fd, const char *dir)

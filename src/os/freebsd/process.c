@@ -13,6 +13,8 @@
 #include <sys/auxv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <pthread_np.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +106,14 @@ int sk__os_open_program(void)
 		return n < 0 ? n : -ENOENT;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : -errno;
+}
+
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
+int sk__os_name_thread(pthread_t t, const char *name)
+{
+	return -pthread_setname_np(t, name);
 }

@@ -10,7 +10,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -85,4 +87,14 @@ int sk__os_program_path(char *out, size_t len)
 		return -errno;
 	out[n] = '\0';
 	return (int)n;
+}
+
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
+int sk__os_name_thread(pthread_t t, const char *name)
+{
+	return -pthread_setname_np(t, name);
 }

@@ -31,6 +31,13 @@
 #   test-portable the crate's tests with the `portable` feature: sites test
 #                 an atomic flag and the bundled runtime is the portable
 #                 backend, as on an architecture without a port
+#   trace-bpftrace  tests/trace/bpftrace_test.sh on the Rust program with a
+#                 tracepoint (rust/tests/traced, linked as Rust links by
+#                 default): bpftrace lists it, attaching turns it on, every
+#                 event is counted with its arguments, leaving turns it off
+#   trace-perf    tests/trace/perf_test.sh on the same program linked by GNU
+#                 ld (perf misplaces SDT probes in lld's layout:
+#                 rust/tests/traced/build.rs)
 #   test-s390x    the crate's tests built for s390x (no port: the portable
 #                 path without the feature) and run under QEMU_DIR/qemu-s390x;
 #                 skipped with the reason without the target's std (rustup
@@ -172,6 +179,16 @@ test-musl)
   file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "musl: $(file -L "$t" | cut -d, -f1-5)"
+  ;;
+trace-bpftrace | trace-perf)
+  bin=traced
+  if [ $step = trace-perf ]; then
+    command -v ld.bfd >/dev/null ||
+      { echo "SKIPPED: no GNU ld (ld.bfd): perf places SDT probes wrongly in lld-linked programs"; exit 77; }
+    bin=traced-bfd
+  fi
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" build -p statickeys-test-traced --bin $bin
+  exec "$src/tests/trace/${step#trace-}_test.sh" "$CARGO_TARGET_DIR/debug/$bin"
   ;;
 test-i686 | test-riscv64)
   cross_target "${step#test-}"

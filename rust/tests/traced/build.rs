@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! `traced-bfd` is `traced` linked by GNU ld instead of Rust's default lld
-//! (x86_64-unknown-linux-gnu since Rust 1.90).  perf (6.x) places an SDT
+//! (x86_64-unknown-linux-gnu since Rust 1.90).  perf (6.1 here) places an SDT
 //! event's uprobe at the note's address taken as a file offset, which is
 //! right for GNU ld's layout of the text but not for lld's (there the text
 //! starts a page further in memory than in the file): on an lld-linked

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 import rust_bench  # noqa: E402
 import startup_bench  # noqa: E402
+import trace_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -419,6 +420,10 @@ def run_all(bdir, out, sz, results):
         results["rust"] = rust_bench.experiment(os.path.dirname(bdir), out,
                                                 sz is SIZES["quick"])
 
+    def trace_attached():
+        results["trace_attached"] = trace_bench.experiment(
+            os.path.dirname(bdir), out, sz is SIZES["quick"])
+
     for name, fn in (("1 branch cost", branch), ("2 pipe ping-pong", pipe),
                      ("3 update latency", update),
                      ("3b 1-site flip against its floor", floor),
@@ -426,7 +431,9 @@ def run_all(bdir, out, sz, results):
                      ("6 disturbance", disturb), ("7 lock hold/wait", locks),
                      ("8 threads", threads),
                      ("9 rust: statickeys vs static-keys", rust),
-                     ("10 start-up and memory per site", startup)):
+                     ("10 start-up and memory per site", startup),
+                     ("11 tracepoint event with bpftrace attached",
+                      trace_attached)):
         guarded(results, name, fn)
 
 

@@ -23,10 +23,13 @@
 #                 fully static programs on the musl Rust bundles, the C
 #                 runtime compiled by musl-gcc (the packaged crates on musl:
 #                 package.sh)
-#   build-freebsd both crates and their test programs built (not run) for
-#                 x86_64-unknown-freebsd with cargo-zigbuild, zig as C
-#                 compiler and linker (PyPI: ziglang, cargo-zigbuild; from
-#                 python3 or BUILD_DIR/os/zig, where .ci/run installs them)
+#   build-freebsd, build-macos-x86_64, build-macos-aarch64
+#                 both crates and their test programs built (not run) for
+#                 x86_64-unknown-freebsd, x86_64- and aarch64-apple-darwin
+#                 with cargo-zigbuild (zig as C compiler and linker, with its
+#                 bundled FreeBSD and macOS SDK files; PyPI: ziglang,
+#                 cargo-zigbuild, from python3 or BUILD_DIR/os/zig, where
+#                 .ci/run installs them)
 #   test-i686     the workspace's tests built for i686-unknown-linux-gnu
 #                 (linked by i686-linux-gnu-gcc), run natively
 #   test-riscv64  the site-decoding (mixed) and no-sites tests built for
@@ -35,6 +38,13 @@
 #   test-portable the crate's tests with the `portable` feature: sites test
 #                 an atomic flag and the bundled runtime is the portable
 #                 backend, as on an architecture without a port
+#   trace-bpftrace  tests/trace/bpftrace_test.sh on the Rust program with a
+#                 tracepoint (rust/tests/traced, linked as Rust links by
+#                 default): bpftrace lists it, attaching turns it on, every
+#                 event is counted with its arguments, leaving turns it off
+#   trace-perf    tests/trace/perf_test.sh on the same program linked by GNU
+#                 ld (perf misplaces SDT probes in lld's layout:
+#                 rust/tests/traced/build.rs)
 #   test-s390x    the crate's tests built for s390x (no port: the portable
 #                 path without the feature) and run under QEMU_DIR/qemu-s390x;
 #                 skipped with the reason without the target's std (rustup
@@ -177,8 +187,13 @@ test-musl)
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "musl: $(file -L "$t" | cut -d, -f1-5)"
   ;;
-build-freebsd)
-  t=x86_64-unknown-freebsd zig=$build/os/zig
+build-freebsd | build-macos-x86_64 | build-macos-aarch64)
+  case $step in
+    build-freebsd) t=x86_64-unknown-freebsd is='for FreeBSD' ;;
+    build-macos-x86_64) t=x86_64-apple-darwin is='Mach-O 64-bit x86_64' ;;
+    build-macos-aarch64) t=aarch64-apple-darwin is='Mach-O 64-bit arm64' ;;
+  esac
+  zig=$build/os/zig
   [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
   [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
   python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
@@ -188,12 +203,22 @@ build-freebsd)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" zigbuild --target $t -p statickeys -p statickeys-sys --tests
   n=0
   for f in $(find "$CARGO_TARGET_DIR/$t/debug/deps" -maxdepth 1 -type f -executable); do
-    file -L "$f" | grep -q 'for FreeBSD' || { echo "FAILED: not a FreeBSD program: $(file -L "$f")"; exit 1; }
+    file -L "$f" | grep -q "$is" || { echo "FAILED: not a $t program: $(file -L "$f")"; exit 1; }
     echo "built: $(basename "$f"): $(file -L "$f" | cut -d: -f2 | cut -d, -f1-6)"
     n=$((n + 1))
   done
   [ $n -ge 5 ] || { echo "FAILED: $n test programs built, 5 expected"; exit 1; }
-  echo "built, not run (no FreeBSD here): $n test programs of both crates"
+  echo "built, not run (no such OS here): $n test programs of both crates for $t"
+  ;;
+trace-bpftrace | trace-perf)
+  bin=traced
+  if [ $step = trace-perf ]; then
+    command -v ld.bfd >/dev/null ||
+      { echo "SKIPPED: no GNU ld (ld.bfd): perf places SDT probes wrongly in lld-linked programs"; exit 77; }
+    bin=traced-bfd
+  fi
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" build -p statickeys-test-traced --bin $bin
+  exec "$src/tests/trace/${step#trace-}_test.sh" "$CARGO_TARGET_DIR/debug/$bin"
   ;;
 test-i686 | test-riscv64)
   cross_target "${step#test-}"

@@ -1,22 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# bpftrace_test.sh TRACED PLUGIN - bpftrace attaches to a running program's
+# bpftrace_test.sh TRACED [PLUGIN] - bpftrace attaches to a running program's
 # tracepoint (its USDT probe), which turns on by itself; bpftrace counts
 # exactly the events the program fired while it was attached; after bpftrace
 # leaves, the tracepoint turns off again (the program checks its site and
-# the key's count, and says how long it took).
+# the key's count, and says how long it took).  TRACED is a C program
+# (traced.c) or a Rust one (rust/tests/traced): both define sktest:tick.
+# With PLUGIN, a shared object that defines sktplug:ev is listed too.
 set -u
-traced=$1 plugin=$2
+traced=$1 plugin=${2:-}
 n=5000
-# Only a program of this machine's architecture with a USDT note can be
-# traced here (cross builds run these tests too).
-machine=$(LC_ALL=C readelf -h "$traced" 2>/dev/null | sed -n 's/^ *Machine: *//p')
-case "$(uname -m):$machine" in
-x86_64:*X86-64 | aarch64:AArch64 | riscv64:RISC-V | i?86:"Intel 80386") ;;
-*) echo "SKIPPED: $traced is built for '$machine', not for this $(uname -m) machine's tracers"; exit 77 ;;
-esac
-LC_ALL=C readelf -n "$traced" 2>/dev/null | grep -q 'NT_STAPSDT' ||
-	{ echo "SKIPPED: $traced has no USDT note (built without sys/sdt.h)"; exit 77; }
+. "$(dirname "$0")/tracer_skips.sh"
+skip_unless_traceable "$traced"
 command -v bpftrace >/dev/null || { echo "SKIPPED: bpftrace is not installed"; exit 77; }
 if ! out=$(timeout 20 bpftrace -e 'BEGIN { exit(); }' 2>&1); then
 	echo "SKIPPED: BPF is not permitted here (bpftrace: ${out##*$'\n'})"
@@ -33,7 +28,7 @@ if ! bpftrace -l "usdt:$traced:*" | grep -q 'usdt:.*:sktest:tick'; then
 fi
 
 # ... and in a shared object (a plugin that defines sktplug:ev).
-if ! bpftrace -l "usdt:$plugin:*" | grep -q 'usdt:.*:sktplug:ev'; then
+if [ -n "$plugin" ] && ! bpftrace -l "usdt:$plugin:*" | grep -q 'usdt:.*:sktplug:ev'; then
 	echo "FAIL: bpftrace -l does not list usdt:$plugin:sktplug:ev"
 	exit 1
 fi

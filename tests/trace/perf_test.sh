@@ -4,19 +4,13 @@
 # sdt_ event its USDT note defines: `perf probe -x BIN sdt_sktest:tick`, then
 # `perf record -e sdt_sktest:tick -p PID`.  Attaching turns the tracepoint
 # on (the semaphore), perf records exactly the events fired, and after
-# perf leaves the tracepoint turns off again.
+# perf leaves the tracepoint turns off again.  TRACED is a C program
+# (traced.c) or a Rust one (rust/tests/traced).
 set -u
 traced=$1
 n=3000
-# Only a program of this machine's architecture with a USDT note can be
-# traced here (cross builds run these tests too).
-machine=$(LC_ALL=C readelf -h "$traced" 2>/dev/null | sed -n 's/^ *Machine: *//p')
-case "$(uname -m):$machine" in
-x86_64:*X86-64 | aarch64:AArch64 | riscv64:RISC-V | i?86:"Intel 80386") ;;
-*) echo "SKIPPED: $traced is built for '$machine', not for this $(uname -m) machine's tracers"; exit 77 ;;
-esac
-LC_ALL=C readelf -n "$traced" 2>/dev/null | grep -q 'NT_STAPSDT' ||
-	{ echo "SKIPPED: $traced has no USDT note (built without sys/sdt.h)"; exit 77; }
+. "$(dirname "$0")/tracer_skips.sh"
+skip_unless_traceable "$traced"
 command -v perf >/dev/null || { echo "SKIPPED: perf is not installed"; exit 77; }
 tmp=$(mktemp -d) pid= event=
 cleanup() {

@@ -20,7 +20,7 @@
 #[cfg(target_feature = "crt-static")]
 extern crate std;
 
-use core::ffi::{c_char, c_int, c_uint, c_void};
+use core::ffi::{c_char, c_int, c_uint, c_ulong, c_void};
 
 /// `SK__KEY_MAGIC`: written into every key by its definition.
 pub const SK_KEY_MAGIC: c_uint = 0x534b_0000;
@@ -84,6 +84,32 @@ pub struct sk_stats {
     pub backend: *const c_char,
 }
 
+/// `struct sk_tracepoint_probe` (statickeys/trace.h): one registered
+/// callback and its data.  The runtime only compares and copies `func`; the
+/// tracepoint's own "on" function calls it with the tracepoint's arguments.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct sk_tracepoint_probe {
+    pub func: Option<unsafe extern "C" fn()>,
+    pub data: *mut c_void,
+}
+
+/// `struct sk_tracepoint` (statickeys/trace.h): the key first (a site's key
+/// operand is the tracepoint itself), then the probe array, its two reader
+/// counters and phase, the semaphore watcher's state and list link.
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_tracepoint {
+    pub key: sk_key,
+    pub probes: *mut sk_tracepoint_probe,
+    pub readers: [c_ulong; 2],
+    pub phase: c_uint,
+    pub tracer_ref: c_int,
+    /// The USDT semaphore the kernel raises per attached tracer, or null.
+    pub semaphore: *mut u16,
+    pub next: *mut sk_tracepoint,
+}
+
 /// `SK_WRITER_PROCMEM` / `SK_WRITER_MPROTECT` (statickeys/config.h).
 pub const SK_WRITER_PROCMEM: c_int = 0;
 pub const SK_WRITER_MPROTECT: c_int = 1;
@@ -112,6 +138,34 @@ unsafe extern "C" {
     );
     #[link_name = "sk__object_unregister"]
     pub fn sk_object_unregister(handle: *mut sk_object_handle);
+
+    /// Add a probe (0, -EEXIST, -EDEADLK from inside a probe, -ENOMEM, or
+    /// a key update's error); takes a key reference.
+    #[link_name = "sk__tracepoint_register"]
+    pub fn sk_tracepoint_register(
+        tp: *mut sk_tracepoint,
+        func: unsafe extern "C" fn(),
+        data: *mut c_void,
+    ) -> c_int;
+    /// Remove a probe (0, -ENOENT, -EDEADLK); never called once this returns.
+    #[link_name = "sk__tracepoint_unregister"]
+    pub fn sk_tracepoint_unregister(
+        tp: *mut sk_tracepoint,
+        func: unsafe extern "C" fn(),
+        data: *mut c_void,
+    ) -> c_int;
+    /// Start a firing: the probe array (null or null-terminated), valid
+    /// until the matching `sk_tracepoint_exit(tp, *phase)`.
+    #[link_name = "sk__tracepoint_enter"]
+    pub fn sk_tracepoint_enter(tp: *mut sk_tracepoint, phase: *mut c_uint) -> *const sk_tracepoint_probe;
+    #[link_name = "sk__tracepoint_exit"]
+    pub fn sk_tracepoint_exit(tp: *mut sk_tracepoint, phase: c_uint);
+    /// List a tracepoint for the semaphore watcher (from a constructor).
+    #[link_name = "sk__tracepoint_add"]
+    pub fn sk_tracepoint_add(tp: *mut sk_tracepoint);
+    /// Unlist it and give back the tracers' reference (from a destructor).
+    #[link_name = "sk__tracepoint_remove"]
+    pub fn sk_tracepoint_remove(tp: *mut sk_tracepoint);
 
     pub fn sk_commit(changes: *const sk_key_change, n: usize) -> c_int;
     pub fn sk_stats_get(out: *mut sk_stats) -> c_int;

@@ -68,6 +68,10 @@
 //!   [`stats`] reports the runtime's counters.
 //! - Sites are the C library's: a key defined in C can be tested from Rust
 //!   and the other way round (see [`StaticKey`]).
+//! - Tracepoints, as the C library's `statickeys/trace.h`: [`define_trace!`]
+//!   defines `SYSTEM:NAME` with typed arguments, fired by one NOP while off,
+//!   with probes registered at run time and, on x86-64, a USDT probe that
+//!   turns it on while bpftrace or perf is attached.
 //! - Linux only; no `CodeManipulator` generic.  Sites are patched on
 //!   x86-64; on every other architecture (or with the `portable` feature)
 //!   a site tests an atomic flag, like the C library's portable backend:
@@ -91,6 +95,9 @@ pub use statickeys_sys as sys;
 compile_error!("statickeys supports Linux and FreeBSD");
 
 mod registration;
+mod trace;
+
+pub use trace::{TraceArg, Tracepoint};
 
 /// A static key with initial state `S` (its type, as in the kernel).
 ///
@@ -268,7 +275,8 @@ pub fn global_init() {}
 pub enum ErrorKind {
     /// Not a key defined by this crate or the C macros (`EINVAL`).
     InvalidKey,
-    /// Called from a signal handler, or from inside an update (`EDEADLK`).
+    /// Called from a signal handler, or from inside an update; or a probe
+    /// registered or unregistered from inside a probe (`EDEADLK`).
     Deadlock,
     /// A thread blocks `SIGTRAP`, or `disable` of a key holding several
     /// `inc` references (`EBUSY`).
@@ -281,6 +289,11 @@ pub enum ErrorKind {
     Overflow,
     /// Out of memory (`ENOMEM`).
     OutOfMemory,
+    /// This probe and data are already registered on the tracepoint
+    /// (`EEXIST`).
+    AlreadyRegistered,
+    /// This probe and data are not registered on the tracepoint (`ENOENT`).
+    NotRegistered,
     /// Another error code from the runtime.
     Other,
 }
@@ -292,9 +305,11 @@ pub struct Error {
 }
 
 const EPERM: i32 = 1;
+const ENOENT: i32 = 2;
 const EIO: i32 = 5;
 const ENOMEM: i32 = 12;
 const EBUSY: i32 = 16;
+const EEXIST: i32 = 17;
 const EINVAL: i32 = 22;
 const ERANGE: i32 = 34;
 const EDEADLK: i32 = 35;
@@ -324,6 +339,8 @@ impl Error {
             ERANGE => ErrorKind::Range,
             EOVERFLOW => ErrorKind::Overflow,
             ENOMEM => ErrorKind::OutOfMemory,
+            EEXIST => ErrorKind::AlreadyRegistered,
+            ENOENT => ErrorKind::NotRegistered,
             _ => ErrorKind::Other,
         }
     }
@@ -339,7 +356,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind() {
             ErrorKind::InvalidKey => "not a key defined with the statickeys macros",
-            ErrorKind::Deadlock => "key update from a signal handler or from inside an update",
+            ErrorKind::Deadlock => {
+                "key update from a signal handler or from inside an update, \
+                 or probe (un)registration from inside a probe"
+            }
             ErrorKind::Busy => {
                 "refused: a thread blocks SIGTRAP, or the key holds several inc() references"
             }
@@ -347,6 +367,8 @@ impl fmt::Display for Error {
             ErrorKind::Range => "dec() of a key whose count is 0",
             ErrorKind::Overflow => "inc() of a key whose count is at its maximum",
             ErrorKind::OutOfMemory => "out of memory",
+            ErrorKind::AlreadyRegistered => "this probe and data are already registered",
+            ErrorKind::NotRegistered => "this probe and data are not registered",
             ErrorKind::Other => "key update failed",
         };
         write!(f, "{what} (errno {})", self.errno)
@@ -460,6 +482,7 @@ pub fn stats() -> Stats {
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::trace::Semaphore;
     pub use core::arch::{asm, global_asm};
 
     /// A key's entry in `sk_keys` where keys are listed without assembly
@@ -601,13 +624,19 @@ macro_rules! static_branch_likely {
 #[macro_export]
 macro_rules! __static_branch {
     ($key:path, $likely:literal) => {
+        $crate::__static_branch!(@site $key,
+            $crate::__private::starts_as_jump(&raw const $key, $likely), $likely)
+    };
+    // The site of any static whose first member is a key (a tracepoint):
+    // `jump` is the instruction's initial direction, 0 or 1.
+    (@site $key:path, $jump:expr, $likely:literal) => {
         'sk_site: {
             unsafe {
                 $crate::__private::asm!(
                     $crate::__site_template!(),
                     key = sym $key,
                     likely = const $likely as u32,
-                    jump = const $crate::__private::starts_as_jump(&raw const $key, $likely),
+                    jump = const $jump,
                     yes = label {
                         break 'sk_site !$likely;
                     },

@@ -50,9 +50,31 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+
     #[test]
     fn flips_under_threads() {
         super::flip_under_threads(100);
         assert!(!super::TRACING.is_enabled());
+    }
+
+    // The packaged crate's tracepoint macros, used from outside its
+    // workspace.
+    statickeys::define_trace!(done = consumer:done(id: u64));
+
+    fn add(total: &AtomicU64, id: u64) {
+        total.fetch_add(id, SeqCst);
+    }
+
+    #[test]
+    fn tracepoint_probe_sees_events_only_while_registered() {
+        static TOTAL: AtomicU64 = AtomicU64::new(0);
+        done::trace(1);
+        done::register(add, &TOTAL).expect("register");
+        done::trace(2);
+        done::unregister(add, &TOTAL).expect("unregister");
+        done::trace(4);
+        assert_eq!(TOTAL.load(SeqCst), 2);
+        assert_eq!(done::TRACEPOINT.key().name().to_str(), Ok("consumer:done"));
     }
 }

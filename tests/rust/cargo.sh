@@ -208,6 +208,15 @@ build-freebsd | build-macos-x86_64 | build-macos-aarch64)
     n=$((n + 1))
   done
   [ $n -ge 5 ] || { echo "FAILED: $n test programs built, 5 expected"; exit 1; }
+  # Mach-O: the keys' listing is whole pointers in "__DATA,sk_keys", where
+  # the runtime looks (statickeys/section.h), and nothing else is there.
+  if [ "${t#*-apple-}" != "$t" ]; then
+    basic=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -maxdepth 1 -name 'basic-*' -type f -executable | head -1)
+    listed=$(python3 "$src/tests/cross/macho_section.py" "$basic" __DATA sk_keys)
+    [ "$listed" -gt 0 ] && [ $((listed % 8)) -eq 0 ] ||
+      { echo "FAILED: the basic test lists $listed bytes of keys, not whole pointers"; exit 1; }
+    echo "the basic test lists $((listed / 8)) keys in __DATA,sk_keys"
+  fi
   echo "built, not run (no such OS here): $n test programs of both crates for $t"
   ;;
 trace-bpftrace | trace-perf)

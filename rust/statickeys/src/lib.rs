@@ -89,10 +89,11 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-// Sites are patched on Linux; on FreeBSD the bundled runtime is the portable
-// backend and every site tests the key's flag (as with `portable`).
-#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
-compile_error!("statickeys supports Linux and FreeBSD");
+// Sites are patched on Linux; on FreeBSD and macOS the bundled runtime is
+// the portable backend and every site tests the key's flag (as with
+// `portable`).
+#[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "macos")))]
+compile_error!("statickeys supports Linux, FreeBSD and macOS");
 
 mod registration;
 mod trace;
@@ -579,7 +580,8 @@ macro_rules! __list_static_key {
 
 // Without assembly (every architecture: inline assembly is not stable on
 // all of them): a pointer placed in "sk_keys" by the compiler; #[used]
-// keeps it (and marks it retained where the target supports it).
+// keeps it (and marks it retained where the target supports it).  Mach-O
+// names a section with its segment (statickeys/section.h).
 #[cfg(not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))))]
 #[doc(hidden)]
 #[macro_export]
@@ -587,7 +589,8 @@ macro_rules! __list_static_key {
     ($key:ident) => {
         const _: () = {
             #[used]
-            #[unsafe(link_section = "sk_keys")]
+            #[cfg_attr(target_os = "macos", unsafe(link_section = "__DATA,sk_keys"))]
+            #[cfg_attr(not(target_os = "macos"), unsafe(link_section = "sk_keys"))]
             static LISTING: $crate::__private::KeyListing =
                 $crate::__private::KeyListing(&raw const $key as *const ());
         };

@@ -27,7 +27,10 @@ static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
 /// the empty, retained sections guarantee the linker defines them even in
 /// an object with no sites or no keys (aligned as their entries: an empty
 /// table must still start at an aligned address, which i686 showed).
-#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
+    any(target_os = "linux", target_os = "freebsd")
+))]
 macro_rules! declare_tables {
     () => {
         concat!(
@@ -45,7 +48,10 @@ macro_rules! declare_tables {
     };
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
+    any(target_os = "linux", target_os = "freebsd")
+))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -113,7 +119,10 @@ pub(crate) fn tables() -> (
 /// make the linker define them in an object with no sites or no keys; the
 /// GNU linkers give these symbols protected visibility, so a cdylib binds
 /// to its own.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")))]
+#[cfg(all(
+    not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")),
+    any(target_os = "linux", target_os = "freebsd")
+))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -140,19 +149,79 @@ pub(crate) fn tables() -> (
     )
 }
 
+/// Mach-O (macOS): the linker's section$start/section$end symbols of
+/// "__DATA,sk_keys" (statickeys/section.h), which ld64 defines in every
+/// image, per image; there is no site table, since no site is patched.
+#[cfg(target_os = "macos")]
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    // No empty listing to make the section exist, unlike ELF: LLVM gives
+    // a zero-sized static one byte on Mach-O, which would sit among the
+    // keys' pointers; the linker defines these symbols without it.
+    unsafe extern "C" {
+        // \u{1}: the symbol's exact name, without Mach-O's leading '_'.
+        #[link_name = "\u{1}section$start$__DATA$sk_keys"]
+        static KEYS_START: [*mut sys::sk_key; 0];
+        #[link_name = "\u{1}section$end$__DATA$sk_keys"]
+        static KEYS_STOP: [*mut sys::sk_key; 0];
+    }
+    (
+        core::ptr::null(),
+        core::ptr::null(),
+        (&raw const KEYS_START).cast(),
+        (&raw const KEYS_STOP).cast(),
+    )
+}
+
 extern "C" fn register() {
     let (s0, s1, k0, k1) = tables();
     unsafe { sys::sk_object_register(HANDLE.0.get(), s0, s1, k0, k1) };
+    #[cfg(target_os = "macos")]
+    at_unload();
 }
 
 extern "C" fn unregister() {
     unsafe { sys::sk_object_unregister(HANDLE.0.get()) };
 }
 
+// ELF: priority 101 in .init_array/.fini_array, as the C header's
+// constructor(101)/destructor(101).
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
 #[used]
-#[link_section = ".init_array.00101"]
+#[unsafe(link_section = ".init_array.00101")]
 static CONSTRUCTOR: extern "C" fn() = register;
 
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
 #[used]
-#[link_section = ".fini_array.00101"]
+#[unsafe(link_section = ".fini_array.00101")]
 static DESTRUCTOR: extern "C" fn() = unregister;
+
+// Mach-O has no priorities: dyld runs an image's __mod_init_func entries
+// in order, before any of the image's code can run a site.  Its
+// destructors are registered with __cxa_atexit against the image's
+// __dso_handle, which is how clang lowers C's destructor attribute there:
+// they run at exit, or when the image is unloaded.
+#[cfg(target_os = "macos")]
+#[used]
+#[unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")]
+static CONSTRUCTOR: extern "C" fn() = register;
+
+#[cfg(target_os = "macos")]
+fn at_unload() {
+    extern "C" fn run(_: *mut core::ffi::c_void) {
+        unregister();
+    }
+    unsafe extern "C" {
+        static __dso_handle: u8;
+        fn __cxa_atexit(
+            f: extern "C" fn(*mut core::ffi::c_void),
+            arg: *mut core::ffi::c_void,
+            dso: *const u8,
+        ) -> core::ffi::c_int;
+    }
+    unsafe { __cxa_atexit(run, core::ptr::null_mut(), &raw const __dso_handle) };
+}

@@ -372,7 +372,10 @@ macro_rules! define_trace {
             // After the object's sites are registered (101), as the C
             // constructor: the watcher may take a key reference as soon as
             // the tracepoint is listed.  The destructor gives it back
-            // before a cdylib is unmapped.
+            // before a cdylib is unmapped.  Only where tracers can attach
+            // (Linux's uprobes raise the semaphore): elsewhere the runtime
+            // has nothing to watch.
+            #[cfg(target_os = "linux")]
             const _: () = {
                 extern "C" fn add() {
                     unsafe { $crate::sys::sk_tracepoint_add(TRACEPOINT.as_raw()) }
@@ -407,7 +410,7 @@ macro_rules! trace {
 // the NOP) wherever the crate patches sites, else its key's flag.
 #[cfg(all(
     any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(feature = "portable")
+    not(any(feature = "portable", not(target_os = "linux")))
 ))]
 #[doc(hidden)]
 #[macro_export]
@@ -419,7 +422,7 @@ macro_rules! __trace_branch {
 
 #[cfg(not(all(
     any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(feature = "portable")
+    not(any(feature = "portable", not(target_os = "linux")))
 )))]
 #[doc(hidden)]
 #[macro_export]
@@ -432,7 +435,7 @@ macro_rules! __trace_branch {
 // The USDT semaphore, in ".probes" (a file-backed, writable section: the
 // kernel finds it by its offset in the file) as sys/sdt.h's dtrace headers
 // put it; private, so an object's semaphore is its own.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_semaphore {
@@ -443,7 +446,7 @@ macro_rules! __trace_semaphore {
     };
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_semaphore_ptr {
@@ -462,7 +465,7 @@ macro_rules! __trace_semaphore_ptr {
 // object, as sys/sdt.h's _SDT_ASM_BASE defines it, retained ("R"): only
 // the note, which is not loaded, refers to it, and lld's --gc-sections
 // would drop it (tracers then read a base of 0).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __usdt_probe {
@@ -514,16 +517,16 @@ macro_rules! __usdt_arg {
     };
 }
 
-// Without a USDT note (not x86-64): no semaphore, nothing for tracers to
+// Without a USDT note (not x86-64 Linux): no semaphore, nothing for tracers to
 // find, as the C header without sys/sdt.h; probes and keys work the same.
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_semaphore {
     () => {};
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_semaphore_ptr {
@@ -532,7 +535,7 @@ macro_rules! __trace_semaphore_ptr {
     };
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __usdt_probe {

@@ -33,8 +33,8 @@
  * FreeBSD LOCAL_CREDS_PERSISTENT): only the process's own uid and root are
  * served, and skctl learns who the server is from the credentials on the
  * reply.  Where the OS cannot tell (macOS), the server is a socket file of
- * mode 0600, whose permissions decide instead.  The socket's address is listener.c's
- * business (abstract by default: nothing on disk).
+ * mode 0600, whose permissions decide instead.  The socket's address is
+ * listener.c's business (abstract by default: nothing on disk).
  *
  * Its life: stopped by sk_control_stop(), which shuts the socket down
  * (poll sees POLLHUP: no extra descriptor to wake the thread with).  In a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/linux/futex.c - what the patch lock asks of the OS: the caller's thread
- * id, and waiting for a word to change.
+ * src/os/linux/futex.c - what the patch lock asks of the OS: the caller's
+ * thread id, and waiting for a word to change.
  *
  * The patch lock (core/lock.c) is one word holding its owner's thread id,
  * so that a signal handler can tell at once, and without a lock, whether it

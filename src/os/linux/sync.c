@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/linux/sync.c - making every CPU that runs our threads refetch instructions.
+ * src/os/linux/sync.c - making every CPU that runs our threads refetch
+ * instructions.
  *
  * Preferred: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE), Linux
  * 4.16+.  It interrupts only CPUs currently running this process; threads

@@ -6,8 +6,8 @@
  * from start-up: fd_slot.c).  The kernel writes through
  * its own mapping of the page (FOLL_FORCE), so our code pages are never
  * mapped writable: W^X holds at all times.  One pwrite per run of site bytes
- * (arch/x86_64/int3_batch.c); each costs a system call and a page lookup (~2 us), whatever
- * its length, so a batch costs ~2 us x 3 x (runs), i.e. per site when sites
+ * (arch/x86_64/int3_batch.c); each costs a system call and a page lookup
+ * (~2 us), whatever its length, so a batch costs ~2 us x 3 x (runs), i.e. per site when sites
  * are spread over the program.
  *
  * mprotect: make the touched code read+write+execute for one batch, write

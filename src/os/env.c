@@ -22,7 +22,7 @@
 
 const char *sk__getenv(const char *name)
 {
-	return sk__env_names_statickeys() ? secure_getenv(name) : NULL;
+	return sk__env_names_statickeys() ? sk__os_secure_getenv(name) : NULL;
 }
 
 int sk__env_match(const char *value, const char *const *words)

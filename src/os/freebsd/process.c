@@ -61,6 +61,11 @@ bool sk__os_abstract_sockets(void)
 	return false;
 }
 
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
 const char *sk__os_argv0(void)
 {
 	return getprogname();

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -42,6 +43,11 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 bool sk__os_abstract_sockets(void)
 {
 	return true;
+}
+
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
 }
 
 const char *sk__os_argv0(void)

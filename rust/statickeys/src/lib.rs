@@ -68,8 +68,9 @@
 //!   [`stats`] reports the runtime's counters.
 //! - Sites are the C library's: a key defined in C can be tested from Rust
 //!   and the other way round (see [`StaticKey`]).
-//! - Linux only; no `CodeManipulator` generic.  Sites are patched on
-//!   x86-64; on every other architecture (or with the `portable` feature)
+//! - Linux, FreeBSD and Windows (`x86_64-pc-windows-gnu`: no control
+//!   socket there); no `CodeManipulator` generic.  Sites are patched on
+//!   Linux x86-64; elsewhere (or with the `portable` feature)
 //!   a site tests an atomic flag, like the C library's portable backend:
 //!   the same API, names, commits and control socket, and
 //!   [`Stats::backend`] says `"portable"` when the runtime is that one.
@@ -85,10 +86,14 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-// Sites are patched on Linux; on FreeBSD the bundled runtime is the portable
-// backend and every site tests the key's flag (as with `portable`).
-#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
-compile_error!("statickeys supports Linux and FreeBSD");
+// Sites are patched on Linux; on FreeBSD and Windows (mingw-w64, the
+// windows-gnu targets) the bundled runtime is the portable backend and every
+// site tests the key's flag (as with `portable`).
+#[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "windows")))]
+compile_error!("statickeys supports Linux, FreeBSD and Windows");
+// The bundled runtime and its PE sections need gcc (mingw-w64), not MSVC.
+#[cfg(all(windows, not(target_env = "gnu")))]
+compile_error!("statickeys supports Windows with mingw-w64 only (x86_64-pc-windows-gnu)");
 
 mod registration;
 
@@ -297,7 +302,20 @@ const ENOMEM: i32 = 12;
 const EBUSY: i32 = 16;
 const EINVAL: i32 = 22;
 const ERANGE: i32 = 34;
+// The C library's numbers: Linux's and FreeBSD's agree on the others, not
+// on these (FreeBSD: EDEADLK 11, EOVERFLOW 84); mingw-w64's (Windows) are
+// its own.
+#[cfg(windows)]
+const EDEADLK: i32 = 36;
+#[cfg(target_os = "freebsd")]
+const EDEADLK: i32 = 11;
+#[cfg(not(any(windows, target_os = "freebsd")))]
 const EDEADLK: i32 = 35;
+#[cfg(windows)]
+const EOVERFLOW: i32 = 132;
+#[cfg(target_os = "freebsd")]
+const EOVERFLOW: i32 = 84;
+#[cfg(not(any(windows, target_os = "freebsd")))]
 const EOVERFLOW: i32 = 75;
 
 impl Error {
@@ -484,6 +502,9 @@ pub mod __private {
     /// linked into (C and Rust sites alike), for tests.
     pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
         let (s0, s1, _, _) = crate::registration::tables();
+        if s0.is_null() {
+            return &[]; // no site table (PE)
+        }
         // The linker's bounds of a section of 16-byte entries.
         unsafe { core::slice::from_raw_parts(s0, (s1 as usize - s0 as usize) / 16) }
     }
@@ -557,7 +578,10 @@ macro_rules! __list_static_key {
 // Without assembly (every architecture: inline assembly is not stable on
 // all of them): a pointer placed in "sk_keys" by the compiler; #[used]
 // keeps it (and marks it retained where the target supports it).
-#[cfg(not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))))]
+#[cfg(all(
+    not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))),
+    not(windows)
+))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -567,6 +591,33 @@ macro_rules! __list_static_key {
             #[unsafe(link_section = "sk_keys")]
             static LISTING: $crate::__private::KeyListing =
                 $crate::__private::KeyListing(&raw const $key as *const ());
+        };
+    };
+}
+
+// PE (Windows): the listing goes to the grouped section "sk_keys$m", between
+// the markers in "sk_keys$a" and "sk_keys$z" (statickeys/section_pe.h,
+// registration.rs), which the linker sorts by suffix.  Rust links with
+// --gc-sections, and GNU ld for PE drops a section nothing refers to (PE
+// has no retain flag): so a constructor list entry, which the linker
+// always keeps, points at a function that reads the listing.  It runs
+// once at start-up and does nothing else.
+#[cfg(windows)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
+        const _: () = {
+            #[used]
+            #[unsafe(link_section = "sk_keys$m")]
+            static LISTING: $crate::__private::KeyListing =
+                $crate::__private::KeyListing(&raw const $key as *const ());
+            extern "C" fn keep() {
+                unsafe { core::ptr::read_volatile(&raw const LISTING) };
+            }
+            #[used]
+            #[unsafe(link_section = ".ctors.65535")]
+            static KEEP: extern "C" fn() = keep;
         };
     };
 }

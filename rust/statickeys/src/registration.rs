@@ -27,7 +27,7 @@ static HANDLE: Handle = Handle(UnsafeCell::new(sys::sk_object_handle {
 /// the empty, retained sections guarantee the linker defines them even in
 /// an object with no sites or no keys (aligned as their entries: an empty
 /// table must still start at an aligned address, which i686 showed).
-#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"), not(windows)))]
 macro_rules! declare_tables {
     () => {
         concat!(
@@ -45,7 +45,7 @@ macro_rules! declare_tables {
     };
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+#[cfg(all(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"), not(windows)))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -113,7 +113,7 @@ pub(crate) fn tables() -> (
 /// make the linker define them in an object with no sites or no keys; the
 /// GNU linkers give these symbols protected visibility, so a cdylib binds
 /// to its own.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")))]
+#[cfg(all(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")), not(windows)))]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
     *const sys::sk_site_entry,
@@ -140,6 +140,35 @@ pub(crate) fn tables() -> (
     )
 }
 
+/// PE (Windows): no linker-made bounds, and no site table (the portable
+/// backend).  The key listing is the grouped section "sk_keys$m", which
+/// the linker sorts between "sk_keys$a" and "sk_keys$z": one null marker in
+/// each, this object's copy of this crate's (statickeys/section_pe.h does
+/// the same for C files; the runtime skips null entries).
+#[cfg(windows)]
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    #[used]
+    #[unsafe(link_section = "sk_keys$a")]
+    static KEYS_START: [crate::__private::KeyListing; 1] =
+        [crate::__private::KeyListing(core::ptr::null())];
+    #[used]
+    #[unsafe(link_section = "sk_keys$z")]
+    static KEYS_STOP: [crate::__private::KeyListing; 1] =
+        [crate::__private::KeyListing(core::ptr::null())];
+    let start: *const *mut sys::sk_key = (&raw const KEYS_START).cast();
+    (
+        core::ptr::null(),
+        core::ptr::null(),
+        start.wrapping_add(1),
+        (&raw const KEYS_STOP).cast(),
+    )
+}
+
 extern "C" fn register() {
     let (s0, s1, k0, k1) = tables();
     unsafe { sys::sk_object_register(HANDLE.0.get(), s0, s1, k0, k1) };
@@ -150,9 +179,13 @@ extern "C" fn unregister() {
 }
 
 #[used]
-#[link_section = ".init_array.00101"]
+#[cfg_attr(not(windows), link_section = ".init_array.00101")]
+// mingw-w64 runs gcc's constructor lists: priority 101 is .ctors.65434
+// (65535 - 101), as gcc emits for __attribute__((constructor(101))).
+#[cfg_attr(windows, link_section = ".ctors.65434")]
 static CONSTRUCTOR: extern "C" fn() = register;
 
 #[used]
-#[link_section = ".fini_array.00101"]
+#[cfg_attr(not(windows), link_section = ".fini_array.00101")]
+#[cfg_attr(windows, link_section = ".dtors.65434")]
 static DESTRUCTOR: extern "C" fn() = unregister;

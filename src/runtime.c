@@ -67,7 +67,7 @@ static void runtime_init_once(void)
 	 * runtime's could be inherited half-done until then: the handlers
 	 * must come before any the program installs, whose child handler may
 	 * update a key (ours re-create the patch lock in the child first). */
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	(void)sk__os_atfork(fork_prepare, fork_parent, fork_child);
 	/* STATICKEYS, _FILE, _CONTROL, _AUDIT: with none of them set there
 	 * is no start-up state, file, control socket or audit to set up. */
 	if (settings)

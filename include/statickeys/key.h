@@ -89,7 +89,8 @@ struct sk_key_false {
  */
 #define SK__KEY_LISTING(name)                                                \
 	static struct sk_key *const sk__keyref_##name __attribute__((        \
-		SK__KEYS_SECTION_ATTR)) = &(name).key
+		SK__KEYS_SECTION_ATTR)) = &(name).key                        \
+		SK__KEY_LISTING_KEEP(sk__keyref_##name)
 
 #define SK__DEFINE_KEY(type, name, init, desc)                               \
 	struct type name = { SK__KEY_INIT(init, #name, desc) };              \

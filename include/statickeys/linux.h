@@ -102,7 +102,8 @@ struct static_key_false {
  * key has its name in snapshots and skctl even without a site. */
 #define SK__LINUX_LISTING(name)                                              \
 	static struct sk_key *const sk__keyref_##name                        \
-		__attribute__((SK__KEYS_SECTION_ATTR)) = &(name).key.sk__key
+		__attribute__((SK__KEYS_SECTION_ATTR)) = &(name).key.sk__key \
+		SK__KEY_LISTING_KEEP(sk__keyref_##name)
 
 #define SK__LINUX_DEFINE(type, name, init)                                   \
 	struct type name = { { SK__KEY_INIT(init, #name, 0) } };             \

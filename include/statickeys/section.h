@@ -58,6 +58,20 @@
 #define SK__KEYS_SECTION "sk_keys"
 #endif
 
+/* The attributes of an object's one registration handle (statickeys/
+ * object.h): weak, so each file's definition merges into one per object, and
+ * hidden, so each object has its own (PE: section_pe.h). */
+#ifndef SK__HANDLE_ATTR
+#define SK__HANDLE_ATTR weak, visibility("hidden")
+#endif
+
+/* SK__KEY_LISTING_KEEP(ref) - what follows the definition of a key's listing
+ * entry @ref (statickeys/key.h) so that the linker keeps it: nothing where
+ * the section is retained (ELF "R", Mach-O "used"); PE: section_pe.h. */
+#ifndef SK__KEY_LISTING_KEEP
+#define SK__KEY_LISTING_KEEP(ref)
+#endif
+
 /* The attributes of a key's entry in its object's key listing. */
 #define SK__KEYS_SECTION_ATTR used, SK__RETAIN_ATTR section(SK__KEYS_SECTION)
 

@@ -111,8 +111,9 @@ fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
 }
 
 /// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES,
-/// SK_OS_SOURCES_<os> and SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
-/// CMake build does for the target architecture.
+/// SK_OS_SOURCES_<os>, SK_CONTROL_SOURCES_<os> (else SK_CONTROL_SOURCES_posix)
+/// and SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
+/// CMake build does for the target.
 fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
     let list = |name: &str| -> Option<Vec<PathBuf>> {
@@ -122,6 +123,14 @@ fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     };
     let mut files = list("SK_SOURCES")?;
     files.extend(list(&format!("SK_OS_SOURCES_{}", os_folder()))?);
+    // The control socket and STATICKEYS_FILE's watcher, or the OS's own
+    // list where it has neither (Windows).
+    let control = format!("SK_CONTROL_SOURCES_{}", os_folder());
+    files.extend(if cmake_set(&text, &control).is_some() {
+        list(&control)?
+    } else {
+        list("SK_CONTROL_SOURCES_posix")?
+    });
     files.extend(list(&format!("SK_ARCH_SOURCES_{}", backend_folder(&text)))?);
     (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
 }
@@ -225,11 +234,33 @@ fn build_bundled(root: &Path) {
         .warnings(false)
         .pic(true);
     static_crt(&mut build);
+    let windows = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("windows");
+    if windows {
+        // C99 printf formats (%zu), as src/CMakeLists.txt builds it.
+        build.define("__USE_MINGW_ANSI_STDIO", "1");
+    }
     build.compile("statickeys");
     println!("cargo:rerun-if-changed={}", src.display());
     println!("cargo:rerun-if-changed={}", include.display());
-    println!("cargo:rustc-link-lib=dylib=pthread");
-    println!("cargo:rustc-link-lib=dylib=dl");
+    if windows {
+        // mingw-w64's winpthreads, linked in (no libwinpthread-1.dll to
+        // ship): rustc looks for the archive itself, so it is told the
+        // directory where the C compiler finds it.  WaitOnAddress
+        // (os/windows/futex.c) is in synchronization; there is no libdl.
+        let compiler = build.get_compiler();
+        let archive = Command::new(compiler.path()).arg("-print-file-name=libpthread.a").output();
+        if let Some(dir) = archive.ok().and_then(|o| {
+            let p = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+            p.is_absolute().then(|| p.parent().map(Path::to_path_buf)).flatten()
+        }) {
+            println!("cargo:rustc-link-search=native={}", dir.display());
+        }
+        println!("cargo:rustc-link-lib=static=pthread");
+        println!("cargo:rustc-link-lib=dylib=synchronization");
+    } else {
+        println!("cargo:rustc-link-lib=dylib=pthread");
+        println!("cargo:rustc-link-lib=dylib=dl");
+    }
     println!("cargo:include={}", include.display());
     println!("cargo:libdir={}", env::var("OUT_DIR").unwrap());
     println!("cargo:build=bundled");

@@ -58,9 +58,11 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 /* sk__arch_destination - where the site instruction @insn at @addr leads. */
 uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn);
 
-/* sk__arch_trap_address - for a SIGTRAP, the address of the trapping site
- * if it was a breakpoint instruction, else 0.  Signal context. */
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext);
+/* sk__arch_trap_address - for a SIGTRAP (@siginfo: its siginfo_t, untyped
+ * so the contract builds where the OS has no POSIX signals), the address
+ * of the trapping site if it was a breakpoint instruction, else 0.  Signal
+ * context. */
+uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext);
 
 /* sk__arch_set_pc - resume the interrupted thread at @pc.  Signal context. */
 void sk__arch_set_pc(void *ucontext, uintptr_t pc);

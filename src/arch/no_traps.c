@@ -16,9 +16,9 @@ int sk__arch_update_allowed(void)
 	return 0;
 }
 
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
+uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
 {
-	(void)info;
+	(void)siginfo;
 	(void)ucontext;
 	return 0; /* no SIGTRAP is ever ours */
 }

@@ -31,8 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,13 +56,14 @@ void sk__audit_init(void)
 	if (!how || !*how || strcmp(how, "stderr") == 0)
 		return;
 	if (strcmp(how, "syslog") == 0) {
-		/* The C library's /dev/log socket, opened now rather than by
-		 * the first line: the library's descriptors are all taken at
-		 * start-up (README, "What the library takes from its host").
-		 * If the program calls openlog() itself later, the socket is
-		 * kept; only closelog() would close it. */
-		openlog(NULL, LOG_NDELAY, LOG_USER);
-		output = TO_SYSLOG;
+		/* Opened now (os/os.h: sk__os_syslog_open); where the OS
+		 * has no system log the lines go to stderr. */
+		int r = sk__os_syslog_open();
+		if (r == 0)
+			output = TO_SYSLOG;
+		else
+			sk__warn("STATICKEYS_AUDIT=syslog: no system log here "
+				 "(%s); audit lines go to stderr", sk__strerror(-r));
 	}
 	else if (strcmp(how, "off") == 0)
 		output = TO_NOWHERE;
@@ -167,10 +166,13 @@ static void emit(const struct sk__audit_record *r)
 		return;
 	sk__audit_format_time(r->time_ns, when, sizeof(when));
 	const char *result = r->result ? strerror(-r->result) : "ok";
-	if (output == TO_SYSLOG)
-		syslog(LOG_NOTICE, "statickeys audit: %s %s: %s %d -> %d: %s",
-		       when, r->source, r->key, r->old_on, r->new_on, result);
-	else
+	if (output == TO_SYSLOG) {
+		char line[512];
+		snprintf(line, sizeof(line),
+			 "statickeys audit: %s %s: %s %d -> %d: %s", when,
+			 r->source, r->key, r->old_on, r->new_on, result);
+		sk__os_syslog(line);
+	} else
 		fprintf(stderr, "statickeys: audit %s %s: %s %d -> %d: %s\n",
 			when, r->source, r->key, r->old_on, r->new_on, result);
 }

@@ -519,7 +519,7 @@ void sk__config_init(void)
 	if (w.fd >= 0)
 		add_watches();
 	pthread_t thread;
-	int r = w.fd < 0 ? w.fd : sk__control_thread_create(&thread, follow);
+	int r = w.fd < 0 ? w.fd : sk__os_thread_create(&thread, follow);
 	if (r == 0) {
 		pthread_detach(thread);
 		return;

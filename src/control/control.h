@@ -4,7 +4,9 @@
  * sk__): key names (names.c), multi-key commits (commit.c), the start-up
  * state from the environment (startup_state.c), the request language
  * (protocol.c), carrying out requests (handler.c), the socket's address
- * (listener.c) and the thread that serves it (server.c).  The top layer: it calls the core, nothing calls it but
+ * (listener.c, declared in
+ * control/listener.h: Unix sockets) and the thread that serves it (server.c;
+ * control/no_socket.c where the OS has no Unix datagram sockets).  The top layer: it calls the core, nothing calls it but
  * runtime.c.
  */
 #ifndef SK_CONTROL_PLANE_H
@@ -13,7 +15,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/socket.h>
 
 #include "core/core.h"
 #include "statickeys/commit.h"
@@ -58,12 +59,6 @@ void sk__control_init(void);
 /* sk__object_is_program - @obj is the program itself (not a library or a
  * plugin): the last object to register before main. */
 bool sk__object_is_program(const struct sk__object *obj);
-
-/* ---- thread.c ------------------------------------------------------------- */
-
-/* sk__control_thread_create - start @fn in a detachable thread with the
- * program's asynchronous signals blocked.  Return: 0 or -errno. */
-int sk__control_thread_create(pthread_t *thread, void *(*fn)(void *));
 
 /* ---- audit.c: who changed which key ------------------------------------- */
 
@@ -212,7 +207,7 @@ void sk__json_raw(struct sk__json *j, const char *s);
 /* sk__json_str - @s (@n bytes) as a JSON string, quoted and escaped. */
 void sk__json_str(struct sk__json *j, const char *s, size_t n);
 void sk__json_printf(struct sk__json *j, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__attribute__((format(SK__PRINTF, 2, 3)));
 
 /* ---- control_handler.c: requests applied to the runtime ------------------ */
 
@@ -223,25 +218,10 @@ void sk__json_printf(struct sk__json *j, const char *fmt, ...)
  * Holds the patch lock only while it reads or changes keys. */
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply);
 
-/* ---- listener.c: the socket's address ---------------------------------- */
-
-struct sockaddr_un;
-
-/* sk__sockaddr - @path as an address: a file path, or "@name" for a name in
- * the abstract namespace.  Return: 0, -EINVAL (empty), -ENAMETOOLONG. */
-int sk__sockaddr(const char *path, struct sockaddr_un *addr, socklen_t *len);
-
-/* sk__listener_open - a datagram socket (close-on-exec) bound at @path (a
- * file of mode 0600, replacing a stale one, or "@name").
- * Return: the descriptor, or a negative errno (-EADDRINUSE: live). */
-int sk__listener_open(const char *path);
-
-/* sk__listener_remove - remove @path's file (nothing for "@name"). */
-void sk__listener_remove(const char *path);
-
 /* ---- server.c ------------------------------------------------------------ */
 
-/* sk__control_exiting - the program has started exiting (atexit). */
+/* sk__control_exiting - the program has started exiting (atexit); false
+ * where there is no control socket (no_socket.c). */
 bool sk__control_exiting(void);
 
 #endif /* SK_CONTROL_PLANE_H */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "control/listener.h"
 #include "statickeys/control.h"
 
 SK_API int sk_control_default_path(pid_t pid, const char *runtime_dir,

@@ -90,7 +90,7 @@ static int parse_assignment(const char *w, size_t n, struct sk__arg *a)
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(SK__PRINTF, 3, 4)));
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

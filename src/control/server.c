@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "control/listener.h"
 #include "statickeys/control.h"
 
 #define REPLY_CHUNK 32768 /* well under a datagram's limit (the send buffer) */
@@ -278,7 +279,7 @@ static void at_exit(void)
 
 static void register_handlers_once(void)
 {
-	pthread_atfork(NULL, NULL, after_fork_child);
+	(void)sk__os_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 }
 
@@ -317,7 +318,7 @@ static int start_locked(const char *path)
 	r = configure(fd);
 	srv.fd = fd;
 	if (r == 0)
-		r = sk__control_thread_create(&srv.thread, serve);
+		r = sk__os_thread_create(&srv.thread, serve);
 	if (r) {
 		close(fd);
 		sk__listener_remove(srv.path);

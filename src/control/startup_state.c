@@ -186,7 +186,7 @@ static void start_control_server(const char *how)
 	if (r)
 		sk__warn("STATICKEYS_CONTROL=%s: could not start the control "
 			 "server (%s); the program runs without it", how,
-			 strerror(-r));
+			 sk__strerror(-r));
 }
 
 void sk__control_init(void)

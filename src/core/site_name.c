@@ -9,14 +9,10 @@
  * while holding the dynamic linker's lock would deadlock with us (the lock
  * order is the dynamic linker's, then ours).  So the object's own file is
  * read instead, by the OS layer (os/os.h: sk__os_symbol_of; ELF: its
- * .symtab, or else .dynsym).  Error path only; best effort (a stripped file
- * gives the object alone).
+ * symbol tables).  Error path only; best effort (a stripped file gives the
+ * object alone).
  */
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "core/core.h"
 
@@ -26,18 +22,11 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 	const char *shown = obj && obj->path[0] ? obj->path : "the program";
 	char name[128];
 	uint64_t off = 0;
-	int fd;
 
 	/* In the library's one place (os/linux/fd_slot.c), under the patch lock. */
 	sk__fdslot_lend();
-	fd = !obj		? -1
-	     : obj->path[0] ? open(obj->path, O_RDONLY | O_CLOEXEC)
-			    : sk__os_open_program();
-	bool have = fd >= 0 && sk__os_symbol_of(fd, addr - obj->bias, name,
-					 sizeof(name), &off);
-
-	if (fd >= 0)
-		close(fd);
+	bool have = obj && sk__os_symbol_of(obj->path, addr - obj->bias, name,
+					     sizeof(name), &off);
 	sk__fdslot_return();
 	if (have)
 		snprintf(buf, len, "%p (%s+0x%llx in %s)", (void *)addr, name,

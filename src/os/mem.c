@@ -9,7 +9,7 @@
  * or another thread may hold a lock of malloc's that the handler's thread
  * holds: so nothing an update does, on any thread, may call malloc() or
  * free(), nor qsort() (glibc's sorts with a malloc'd buffer).  The update
- * path takes its memory here instead: pages from mmap() (a system call, safe
+ * path takes its memory here instead: pages from the OS (sk__os_pages_map: mmap, a system call, safe
  * anywhere), carved into power-of-two blocks kept on free lists for reuse,
  * and blocks larger than LARGE_MAX on mappings of their own.
  *
@@ -21,7 +21,6 @@
  * benchmarks' memory rows.
  */
 #include <string.h>
-#include <sys/mman.h>
 
 #include "os/os.h"
 
@@ -46,10 +45,7 @@ static size_t in_use; /* bytes of live blocks, headers included */
 
 static void *map(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
+	return sk__os_pages_map(len);
 }
 
 static void count(size_t len, bool add)
@@ -124,7 +120,7 @@ void sk__mem_free(void *p)
 	struct header *h = (struct header *)((char *)p - HEADER);
 	count(h->size + HEADER, false);
 	if (h->cls == CLASSES) {
-		munmap(h, h->size + HEADER);
+		sk__os_pages_unmap(h, h->size + HEADER);
 		return;
 	}
 	struct free_block *f = (struct free_block *)h;

@@ -18,15 +18,21 @@
  *   <os>/futex.c           thread ids and waiting on a word (patch lock)
  *   <os>/process.c         the process and its program (sk__os_*)
  *   <os>/dgram.c           Unix datagram sockets: a client's address, who
- *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*)
+ *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*);
+ *                          none on Windows (control/no_socket.c)
  *   <os>/watch.c           told when a directory's entries change
- *   elf/image.c, symbols.c the loaded object holding an address
- *                          (sk__os_image_of) and the function
- *                          (sk__os_symbol_of), for the ELF systems;
- *                          macho/ for macOS
+ *   <os>/pages.c           pages for the update path's memory (mem.c)
+ *   <os>/thread.c          the runtime's own threads, fork handlers
+ *   <os>/syslog.c          the system log (STATICKEYS_AUDIT=syslog)
+ *   elf/image.c            the loaded object holding an address
+ *                          (sk__os_image_of), for the ELF systems;
+ *                          macho/image.c for macOS, pe/image.c for
+ *                          Windows; <format>/symbols.c: a function's name
+ *                          for a message
  *
  * Folders shared by several OSes: bsd/ (FreeBSD and macOS: kqueue),
- * unpatched/ (an OS where the portable backend is the only one), elf/.
+ * unpatched/ (an OS where the portable backend is the only one), elf/,
+ * posix/ (pages, threads, fork handlers and syslog of the POSIX systems).
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
  * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
@@ -40,14 +46,38 @@
 #ifndef SK_OS_H
 #define SK_OS_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* mingw-w64 defines __MINGW_PRINTF_FORMAT there */
+#include <stdlib.h>
 
 #include "statickeys/stats.h"
 
+/* The C library's printf formats, for format attributes: C99's (%zu...).
+ * mingw-w64's "printf" is Microsoft's; the runtime is built there with
+ * __USE_MINGW_ANSI_STDIO, whose functions take C99's, which it names. */
+#ifdef __MINGW_PRINTF_FORMAT
+#define SK__PRINTF __MINGW_PRINTF_FORMAT
+#else
+#define SK__PRINTF printf
+#endif
+
+/* The control socket's reply while the program exits, where the C library
+ * lacks the code (mingw-w64): it has no control socket there either. */
+#ifndef ESHUTDOWN
+#define ESHUTDOWN 1000
+#endif
+
 /* ---- env.c: the STATICKEYS_* settings ------------------------------------ */
+
+/* The environment: POSIX's environ, unless the C library makes it a macro
+ * of its own (mingw-w64: the C runtime's _environ). */
+#ifndef environ
+extern char **environ;
+#endif
 
 /* sk__env_names_statickeys - does a variable of the environment start with
  * "STATICKEYS"?  Usually none does, and then no setting is looked up by name
@@ -57,8 +87,6 @@
  * not instrumented, env.c is). */
 static inline bool sk__env_names_statickeys(void)
 {
-	extern char **environ;
-
 	for (char **e = environ; e && *e; e++) {
 		const char *v = *e;
 		if (v[0] == 'S' && v[1] == 'T' && v[2] == 'A' && v[3] == 'T' &&
@@ -140,6 +168,36 @@ size_t sk__mem_bytes(void);
  * handler. */
 void sk__sort(void *base, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *));
+
+/* ---- [OS] <os>/pages.c: pages for mem.c -------------------------------- */
+
+/* sk__os_pages_map - @len bytes (a multiple of the page size) of zeroed,
+ * read-write pages of the runtime's own; safe in a signal handler.
+ * Return: them, or NULL. */
+void *sk__os_pages_map(size_t len);
+/* sk__os_pages_unmap - give back pages of sk__os_pages_map (all @len). */
+void sk__os_pages_unmap(void *p, size_t len);
+
+/* ---- [OS] <os>/thread.c: the runtime's threads, fork handlers ----------- */
+
+/* sk__os_thread_create - start @fn in a thread of the runtime's own (the
+ * control socket's server, the STATICKEYS_FILE and tracepoint watchers)
+ * that takes none of the program's asynchronous signals.
+ * Return: 0 or -errno. */
+int sk__os_thread_create(pthread_t *thread, void *(*fn)(void *));
+/* sk__os_atfork - pthread_atfork(); 0 and nothing where the OS has no
+ * fork() (Windows). */
+int sk__os_atfork(void (*prepare)(void), void (*parent)(void),
+		  void (*child)(void));
+
+/* ---- [OS] <os>/syslog.c: the system log --------------------------------- */
+
+/* sk__os_syslog_open - open the system log now (at start-up: the
+ * library's descriptors are all taken then).  Return: 0, or -ENOTSUP
+ * where there is none (the audit lines then go to stderr). */
+int sk__os_syslog_open(void);
+/* sk__os_syslog - one line to it, as a notice. */
+void sk__os_syslog(const char *line);
 
 /* ---- code layout -------------------------------------------------------- */
 
@@ -233,9 +291,10 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 /* sk__os_abstract_sockets - Unix socket names may be abstract ("@name"). */
 bool sk__os_abstract_sockets(void);
 
-/* sk__os_secure_getenv - getenv(@name), but NULL in a set-user-ID or
- * file-capability program (glibc's and FreeBSD's secure_getenv; macOS:
- * issetugid()). */
+/* sk__os_secure_getenv - getenv(@name), but NULL in a program that runs
+ * with more privileges than whoever started it (secure_getenv: set-user-ID,
+ * file capabilities; macOS: issetugid(); Windows has no such programs:
+ * getenv). */
 const char *sk__os_secure_getenv(const char *name);
 /* sk__os_name_thread - name thread @t for top, ps and debuggers (@name at
  * most 15 bytes).  Return: 0, -errno, or -ENOTSUP where only a thread may
@@ -283,16 +342,18 @@ struct sk__image {
  * linker's lock (never under the patch lock); the main program's needs no
  * call into the dynamic linker. */
 void sk__os_image_of(const void *probe, struct sk__image *img);
-/* sk__os_symbol_of - the function holding link-time address @vaddr of the
- * object whose file is open as @fd: its name into @name (@len bytes) and
- * @vaddr's offset in it.  Reads the file only (no loader lock).  Return:
- * true if found. */
-bool sk__os_symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
-		      uint64_t *offset);
 /* sk__os_in_program - @addr is in the main program (asks no loader). */
 bool sk__os_in_program(const void *addr);
 /* sk__os_pin_image - the object that holds @addr is never unloaded. */
 void sk__os_pin_image(const void *addr);
+
+/* sk__os_symbol_of - the function of the object file @path ("": the
+ * running program's) that holds link-time address @vaddr: its name into
+ * @name (@len bytes) and @vaddr's *@offset in it; read from the file, never
+ * from the loader (the patch lock may be held).  Error path only, best
+ * effort.  Return: true if found (elf/symbols.c; pe/symbols.c: false). */
+bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
+		      uint64_t *offset);
 
 /* ---- [OS] <os>/dgram.c: Unix datagram sockets (the control plane) -------- */
 
@@ -358,8 +419,12 @@ uint64_t sk__counter(enum sk__counter c);
 void sk__hist_record(enum sk_hist h, uint64_t ns);
 uint64_t sk__now_ns(void);
 
+/* sk__strerror - strerror(@err), also for the POSIX codes a C library does
+ * not name (mingw-w64's msvcrt: "Unknown error" for ENOTSUP). */
+const char *sk__strerror(int err);
+
 /* sk__warn - one line on stderr, prefixed "statickeys: ". */
-void sk__warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sk__warn(const char *fmt, ...) __attribute__((format(SK__PRINTF, 1, 2)));
 
 /* sk__writer_select - make @writer (SK_WRITER_*) the writer, if it works in
  * this process.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */

@@ -108,6 +108,14 @@ SK_API const char *sk_hist_name(int which)
 	return hist_names[which];
 }
 
+const char *sk__strerror(int err)
+{
+	/* Microsoft's C library names the codes up to 42 only. */
+	if (err == ENOTSUP)
+		return "Operation not supported";
+	return strerror(err);
+}
+
 void sk__warn(const char *fmt, ...)
 {
 	char line[1024];

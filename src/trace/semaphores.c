@@ -104,7 +104,7 @@ static void *watch(void *arg)
 static int create_watcher(void)
 {
 	pthread_t t;
-	int r = sk__control_thread_create(&t, watch);
+	int r = sk__os_thread_create(&t, watch);
 
 	if (r)
 		return r;
@@ -132,7 +132,7 @@ static void start_locked(void)
 	if (watcher_running && watcher_pid == getpid())
 		return;
 	if (!atfork_set) {
-		pthread_atfork(NULL, NULL, after_fork_child);
+		(void)sk__os_atfork(NULL, NULL, after_fork_child);
 		atfork_set = 1;
 	}
 	int r = create_watcher();

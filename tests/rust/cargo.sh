@@ -49,6 +49,12 @@
 #                 path without the feature) and run under QEMU_DIR/qemu-s390x;
 #                 skipped with the reason without the target's std (rustup
 #                 target add s390x-unknown-linux-gnu), its gcc or qemu 10
+#   test-windows  both crates' tests built for x86_64-pc-windows-gnu
+#                 (mingw-w64 gcc links them and compiles the bundled
+#                 runtime) and run under wine 8, beside a bcryptprimitives.dll
+#                 of our own (tests/rust/windows/processprng.c: wine 8 lacks
+#                 the ProcessPrng Rust's std imports); skipped with the reason
+#                 without the target's std, mingw-w64 or wine
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
 step=$1 cargo=$2 build=$3 src=$4 qemu_dir=${5:-}
@@ -253,6 +259,29 @@ test-s390x)
        "itself through /proc/self/exe, which under qemu-user is the emulator)"
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --target $t \
     -- "${targs[@]}" --skip startup_state_from_environment
+  ;;
+test-windows)
+  t=x86_64-pc-windows-gnu
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] || {
+    echo "SKIPPED: no Rust standard library for $t (rustup target add $t)"; exit 77; }
+  command -v x86_64-w64-mingw32-gcc >/dev/null || {
+    echo "SKIPPED: no x86_64-w64-mingw32-gcc (Debian: gcc-mingw-w64-x86-64)"; exit 77; }
+  wine=$(command -v wine64 || command -v wine || true)
+  [ -n "$wine" ] || [ ! -x /usr/lib/wine/wine64 ] || wine=/usr/lib/wine/wine64
+  [ -n "$wine" ] || { echo "SKIPPED: no wine (Debian: wine64)"; exit 77; }
+  echo "emulator: $("$wine" --version)"
+  # The test programs land in deps/: the ProcessPrng DLL goes there first.
+  deps=$CARGO_TARGET_DIR/$t/debug/deps
+  mkdir -p "$deps"
+  x86_64-w64-mingw32-gcc -O2 -Wall -Wextra -shared -s \
+    -o "$deps/bcryptprimitives.dll" "$src/tests/rust/windows/processprng.c" -ladvapi32
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+  export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=$wine
+  export WINEPREFIX=${WINEPREFIX:-$build/os/wineprefix} WINEDEBUG=${WINEDEBUG:--all}
+  mkdir -p "$build/os"
+  # Unit and integration tests (doctests are the host's: rust_test_bundled).
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys-sys -p statickeys \
+    --target $t --tests -- "${targs[@]}"
   ;;
 *)
   echo "unknown step $step" >&2

@@ -70,10 +70,11 @@
 //!   and the other way round (see [`StaticKey`]).
 //! - Tracepoints, as the C library's `statickeys/trace.h`: [`define_trace!`]
 //!   defines `SYSTEM:NAME` with typed arguments, fired by one NOP while off,
-//!   with probes registered at run time and, on x86-64, a USDT probe that
-//!   turns it on while bpftrace or perf is attached.
-//! - Linux only; no `CodeManipulator` generic.  Sites are patched on
-//!   x86-64; on every other architecture (or with the `portable` feature)
+//!   with probes registered at run time and, on x86-64 Linux, a USDT probe
+//!   that turns it on while bpftrace or perf is attached.
+//! - Linux, FreeBSD, macOS and Windows (`x86_64-pc-windows-gnu`: no control
+//!   socket there); no `CodeManipulator` generic.  Sites are patched on
+//!   Linux x86-64, i686 and riscv64; elsewhere (or with the `portable` feature)
 //!   a site tests an atomic flag, like the C library's portable backend:
 //!   the same API, names, commits and control socket, and
 //!   [`Stats::backend`] says `"portable"` when the runtime is that one.
@@ -89,11 +90,19 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-// Sites are patched on Linux; on FreeBSD and macOS the bundled runtime is
-// the portable backend and every site tests the key's flag (as with
-// `portable`).
-#[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "macos")))]
-compile_error!("statickeys supports Linux, FreeBSD and macOS");
+// Sites are patched on Linux; on FreeBSD, macOS and Windows (mingw-w64, the
+// windows-gnu targets) the bundled runtime is the portable backend and every
+// site tests the key's flag (as with `portable`).
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "freebsd",
+    target_os = "macos",
+    target_os = "windows"
+)))]
+compile_error!("statickeys supports Linux, FreeBSD, macOS and Windows");
+// The bundled runtime and its PE sections need gcc (mingw-w64), not MSVC.
+#[cfg(all(windows, not(target_env = "gnu")))]
+compile_error!("statickeys supports Windows with mingw-w64 only (x86_64-pc-windows-gnu)");
 
 mod registration;
 mod trace;
@@ -313,7 +322,19 @@ const EBUSY: i32 = 16;
 const EEXIST: i32 = 17;
 const EINVAL: i32 = 22;
 const ERANGE: i32 = 34;
+// The C library's numbers: Linux's, the BSDs' (FreeBSD, macOS) and
+// mingw-w64's (Windows) agree on the others, not on these.
+#[cfg(windows)]
+const EDEADLK: i32 = 36;
+#[cfg(any(target_os = "freebsd", target_os = "macos"))]
+const EDEADLK: i32 = 11;
+#[cfg(not(any(windows, target_os = "freebsd", target_os = "macos")))]
 const EDEADLK: i32 = 35;
+#[cfg(windows)]
+const EOVERFLOW: i32 = 132;
+#[cfg(any(target_os = "freebsd", target_os = "macos"))]
+const EOVERFLOW: i32 = 84;
+#[cfg(not(any(windows, target_os = "freebsd", target_os = "macos")))]
 const EOVERFLOW: i32 = 75;
 
 impl Error {
@@ -508,6 +529,9 @@ pub mod __private {
     /// linked into (C and Rust sites alike), for tests.
     pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
         let (s0, s1, _, _) = crate::registration::tables();
+        if s0.is_null() {
+            return &[]; // no site table (PE)
+        }
         // The linker's bounds of a section of 16-byte entries.
         unsafe { core::slice::from_raw_parts(s0, (s1 as usize - s0 as usize) / 16) }
     }
@@ -582,7 +606,10 @@ macro_rules! __list_static_key {
 // all of them): a pointer placed in "sk_keys" by the compiler; #[used]
 // keeps it (and marks it retained where the target supports it).  Mach-O
 // names a section with its segment (statickeys/section.h).
-#[cfg(not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))))]
+#[cfg(all(
+    not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))),
+    not(windows)
+))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -593,6 +620,33 @@ macro_rules! __list_static_key {
             #[cfg_attr(not(target_os = "macos"), unsafe(link_section = "sk_keys"))]
             static LISTING: $crate::__private::KeyListing =
                 $crate::__private::KeyListing(&raw const $key as *const ());
+        };
+    };
+}
+
+// PE (Windows): the listing goes to the grouped section "sk_keys$m", between
+// the markers in "sk_keys$a" and "sk_keys$z" (statickeys/section_pe.h,
+// registration.rs), which the linker sorts by suffix.  Rust links with
+// --gc-sections, and GNU ld for PE drops a section nothing refers to (PE
+// has no retain flag): so a constructor list entry, which the linker
+// always keeps, points at a function that reads the listing.  It runs
+// once at start-up and does nothing else.
+#[cfg(windows)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key {
+    ($key:ident) => {
+        const _: () = {
+            #[used]
+            #[unsafe(link_section = "sk_keys$m")]
+            static LISTING: $crate::__private::KeyListing =
+                $crate::__private::KeyListing(&raw const $key as *const ());
+            extern "C" fn keep() {
+                unsafe { core::ptr::read_volatile(&raw const LISTING) };
+            }
+            #[used]
+            #[unsafe(link_section = ".ctors.65535")]
+            static KEEP: extern "C" fn() = keep;
         };
     };
 }

@@ -177,6 +177,35 @@ pub(crate) fn tables() -> (
     )
 }
 
+/// PE (Windows): no linker-made bounds, and no site table (the portable
+/// backend).  The key listing is the grouped section "sk_keys$m", which
+/// the linker sorts between "sk_keys$a" and "sk_keys$z": one null marker in
+/// each, this object's copy of this crate's (statickeys/section_pe.h does
+/// the same for C files; the runtime skips null entries).
+#[cfg(windows)]
+pub(crate) fn tables() -> (
+    *const sys::sk_site_entry,
+    *const sys::sk_site_entry,
+    *const *mut sys::sk_key,
+    *const *mut sys::sk_key,
+) {
+    #[used]
+    #[unsafe(link_section = "sk_keys$a")]
+    static KEYS_START: [crate::__private::KeyListing; 1] =
+        [crate::__private::KeyListing(core::ptr::null())];
+    #[used]
+    #[unsafe(link_section = "sk_keys$z")]
+    static KEYS_STOP: [crate::__private::KeyListing; 1] =
+        [crate::__private::KeyListing(core::ptr::null())];
+    let start: *const *mut sys::sk_key = (&raw const KEYS_START).cast();
+    (
+        core::ptr::null(),
+        core::ptr::null(),
+        start.wrapping_add(1),
+        (&raw const KEYS_STOP).cast(),
+    )
+}
+
 extern "C" fn register() {
     let (s0, s1, k0, k1) = tables();
     unsafe { sys::sk_object_register(HANDLE.0.get(), s0, s1, k0, k1) };
@@ -209,6 +238,18 @@ static DESTRUCTOR: extern "C" fn() = unregister;
 #[used]
 #[unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")]
 static CONSTRUCTOR: extern "C" fn() = register;
+
+// mingw-w64 runs gcc's constructor lists: priority 101 is .ctors.65434
+// (65535 - 101), as gcc emits for __attribute__((constructor(101))).
+#[cfg(windows)]
+#[used]
+#[unsafe(link_section = ".ctors.65434")]
+static CONSTRUCTOR: extern "C" fn() = register;
+
+#[cfg(windows)]
+#[used]
+#[unsafe(link_section = ".dtors.65434")]
+static DESTRUCTOR: extern "C" fn() = unregister;
 
 #[cfg(target_os = "macos")]
 fn at_unload() {

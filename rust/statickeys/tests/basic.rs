@@ -98,9 +98,21 @@ fn startup_state_from_environment() {
     assert!(out.status.success() && stdout.contains("child: ENV_KEY on"), "{stdout}");
 }
 
+/// Windows has no control socket (no Unix datagram sockets): the runtime
+/// says -ENOTSUP (mingw-w64's 129), and the keys still have their names.
+#[cfg(windows)]
+#[test]
+fn no_control_socket_on_windows() {
+    let r = unsafe { statickeys::sys::sk_control_start(core::ptr::null()) };
+    assert_eq!(r, -129, "sk_control_start: -ENOTSUP");
+    let found = unsafe { statickeys::sys::sk_key_find(c"F_KEY".as_ptr()) };
+    assert!(!found.is_null(), "F_KEY found by name");
+}
+
 /// Rust keys are served by the runtime's control socket like C keys (what
 /// `skctl` talks to): listed with their names and descriptions, and
 /// flipped by name.
+#[cfg(unix)]
 #[test]
 fn control_socket_lists_and_flips_rust_keys() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

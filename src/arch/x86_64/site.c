@@ -56,8 +56,9 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr + 5 + (intptr_t)rel;
 }
 
-uintptr_t sk__arch_trap_address(const siginfo_t *info, const void *ucontext)
+uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
 {
+	const siginfo_t *info = siginfo;
 	const ucontext_t *uc = ucontext;
 
 	/* int3 in user mode is reported as SI_KERNEL by Linux, as TRAP_BRKPT

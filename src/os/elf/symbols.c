@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/elf/symbols.c - the function that holds an address, read from the
- * object's ELF file (os/os.h, "image"): its section headers, then .symtab
- * (static functions too) or else .dynsym.  Moved from core/site_name.c,
- * which says why the file is read rather than dladdr() asked.
+ * src/os/elf/symbols.c - the function that holds an address, from an ELF
+ * object's own file, for messages (core/site_name.c): its section
+ * headers, then .symtab (static functions too) or else .dynsym.  Not
+ * dladdr(): that takes the dynamic linker's lock, and the messages are
+ * written with the patch lock held (the lock order is the dynamic
+ * linker's, then ours).  Error path only; best effort.
  */
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +21,7 @@ static bool read_at(int fd, void *buf, size_t len, off_t off)
 	return pread(fd, buf, len, off) == (ssize_t)len;
 }
 
-bool sk__os_symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
+static bool symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
 		      uint64_t *offset)
 {
 	Elf64_Ehdr eh;
@@ -66,3 +70,14 @@ out:
 	return found;
 }
 
+bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
+		      uint64_t *offset)
+{
+	int fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC)
+			 : sk__os_open_program();
+	bool found = fd >= 0 && symbol_of(fd, vaddr, name, len, offset);
+
+	if (fd >= 0)
+		close(fd);
+	return found;
+}

@@ -63,6 +63,11 @@ bool sk__os_abstract_sockets(void)
 	return false;
 }
 
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
 const char *sk__os_argv0(void)
 {
 	return getprogname();
@@ -106,11 +111,6 @@ int sk__os_open_program(void)
 		return n < 0 ? n : -ENOENT;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd >= 0 ? fd : -errno;
-}
-
-const char *sk__os_secure_getenv(const char *name)
-{
-	return secure_getenv(name);
 }
 
 int sk__os_name_thread(pthread_t t, const char *name)

@@ -199,7 +199,7 @@ int sk__fdslot_init(void)
 {
 	if (slot_fd >= 0)
 		return 0;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	(void)sk__os_atfork(fork_prepare, fork_parent, fork_child);
 	int fd = slot_open(false);
 	if (fd < 0)
 		return fd;

@@ -46,6 +46,11 @@ bool sk__os_abstract_sockets(void)
 	return true;
 }
 
+const char *sk__os_secure_getenv(const char *name)
+{
+	return secure_getenv(name);
+}
+
 const char *sk__os_argv0(void)
 {
 	return program_invocation_name; /* glibc's and musl's */
@@ -87,11 +92,6 @@ int sk__os_program_path(char *out, size_t len)
 		return -errno;
 	out[n] = '\0';
 	return (int)n;
-}
-
-const char *sk__os_secure_getenv(const char *name)
-{
-	return secure_getenv(name);
 }
 
 int sk__os_name_thread(pthread_t t, const char *name)

@@ -6,9 +6,9 @@
  */
 #include "os/os.h"
 
-bool sk__os_symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
+bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 		      uint64_t *offset)
 {
-	(void)fd, (void)vaddr, (void)name, (void)len, (void)offset;
+	(void)path, (void)vaddr, (void)name, (void)len, (void)offset;
 	return false;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/unpatched/writer_sync.c - writing code and serialising cores (os/os.h,
- * "writer", "sync"): not ported to FreeBSD.
+ * "writer", "sync"): not ported to FreeBSD, nor to Windows.
  *
  * Off Linux the runtime is built with the portable backend (arch/portable:
  * keys as atomic flags, no code patched), which calls neither; these say
- * so to whoever asks: -ENOTSUP, and "none" in the statistics.  A port that
+ * so to whoever asks: -ENOTSUP, and in the statistics the writer that the
+ * portable backend reports everywhere, "unprobed" (statickeys/stats.h: it
+ * never writes code, so none is ever chosen), and the sync "none".  A port that
  * patches code here would write with mprotect (FreeBSD has no
  * /proc/self/mem by default) and serialise with a TLB shootdown, since
  * FreeBSD has no membarrier SYNC_CORE.
@@ -44,7 +46,7 @@ bool sk__writer_end_serialises(void)
 
 const char *sk__writer_name(void)
 {
-	return "none";
+	return "unprobed";
 }
 
 void sk__writer_after_fork_child(void)

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * statickeys/section_pe.h - where a PE/COFF object (a Windows program or
+ * DLL, built by mingw-w64 gcc) lists its keys; included by
+ * statickeys/section.h under _WIN32.
+ *
+ * PE has no __start_/__stop_ symbols.  It has grouped sections instead: the
+ * linker (GNU ld for PE, as Microsoft's link.exe) merges every input section
+ * "sk_keys$<suffix>" into one output section "sk_keys", ordered by suffix.
+ * So each key's listing goes to "sk_keys$m", and two one-pointer markers,
+ * in "sk_keys$a" and "sk_keys$z", come before and after all of them.  The
+ * markers are defined in this header, once per linked object: selectany
+ * (COMDAT, "pick any") lets every file that includes it define them and the
+ * linker keep one copy per program or DLL, which sees only its own (a PE
+ * object exports nothing it does not mark dllexport).
+ *
+ * The linker may pad between input sections: the runtime skips null
+ * entries of a key listing (core/objects.c keeps only valid keys), and the
+ * markers themselves are null.
+ *
+ * No site is patched on Windows (the portable backend: statickeys/branch.h
+ * compiles every site as a test of its key's flag), so there is no site
+ * table: its bounds are null.
+ */
+#ifndef STATICKEYS_SECTION_PE_H
+#define STATICKEYS_SECTION_PE_H
+
+#define SK__KEYS_SECTION "sk_keys$m"
+/* The registration handle: weak, one per linked object; PE has no
+ * visibility (an object exports only what it marks dllexport). */
+#define SK__HANDLE_ATTR weak
+
+/*
+ * With --gc-sections (Rust always links so) GNU ld for PE drops a section
+ * nothing refers to, and PE has no flag to retain one.  So each listing
+ * entry is referred to from an entry of the constructor list, which the
+ * linker always keeps: a function that only names the entry, run once at
+ * start-up (priority 65535, the last list: it does nothing).
+ */
+#define SK__KEY_LISTING_KEEP(ref)                                            \
+	;                                                                    \
+	static void ref##_keep(void)                                         \
+	{                                                                    \
+		__asm__ volatile("" : : "r"(&ref));                          \
+	}                                                                    \
+	static void (*ref##_keeper)(void)                                    \
+		__attribute__((used, section(".ctors.65535"))) = ref##_keep
+
+#if !defined(SK_BUILDING_LIBRARY)
+struct sk_key;
+struct sk__site_entry;
+
+/* The markers, with C names so that C and C++ files of one object share
+ * them (C++ gives a const object internal linkage unless it is extern). */
+#ifdef __cplusplus
+#define SK__PE_MARKER extern "C"
+#else
+#define SK__PE_MARKER
+#endif
+SK__PE_MARKER __attribute__((selectany, used, section("sk_keys$a")))
+struct sk_key *const sk__keys_pe_start[1] = { 0 };
+SK__PE_MARKER __attribute__((selectany, used, section("sk_keys$z")))
+struct sk_key *const sk__keys_pe_stop[1] = { 0 };
+
+/* The four bounds statickeys/object.h hands to the runtime: the listing
+ * begins after the start marker and ends where the stop marker begins. */
+#define SK__SITES_START ((const struct sk__site_entry *)0)
+#define SK__SITES_STOP ((const struct sk__site_entry *)0)
+#define SK__KEYS_START (sk__keys_pe_start + 1)
+#define SK__KEYS_STOP (sk__keys_pe_stop + 0)
+#endif /* !SK_BUILDING_LIBRARY */
+
+#endif /* STATICKEYS_SECTION_PE_H */

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/os/pe/symbols.c - a function's name for a message, on Windows: not
+ * given.  PE images carry no symbol table of their own (mingw's COFF
+ * symbols are stripped from release builds, debug information lives in
+ * DWARF sections or a PDB), and the only messages that name functions are
+ * about patched sites, which Windows does not have (the portable backend).
+ */
+#include "os/os.h"
+
+bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
+		      uint64_t *offset)
+{
+	(void)path, (void)vaddr, (void)name, (void)len, (void)offset;
+	return false;
+}

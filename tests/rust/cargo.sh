@@ -30,6 +30,9 @@
 #                 bundled FreeBSD and macOS SDK files; PyPI: ziglang,
 #                 cargo-zigbuild, from python3 or BUILD_DIR/os/zig, where
 #                 .ci/run installs them)
+#   test-musl-aarch64  the crate's basic, no_sites, torture and trace tests for
+#                 aarch64-unknown-linux-musl (fully static; zig as C compiler
+#                 and linker), run under qemu-user 10
 #   test-i686     the workspace's tests built for i686-unknown-linux-gnu
 #                 (linked by i686-linux-gnu-gcc), run natively
 #   test-riscv64  the site-decoding (mixed) and no-sites tests built for
@@ -237,6 +240,36 @@ trace-bpftrace | trace-perf)
   ;;
 test-i686 | test-riscv64)
   cross_target "${step#test-}"
+  ;;
+test-musl-aarch64)
+  # aarch64's musl as Rust ships it (fully static), with zig as the C
+  # compiler and linker (cargo-zigbuild: Debian has no aarch64 musl cross
+  # gcc), run under qemu-user 10 with the mprotect writer (qemu does not see
+  # code written through /proc/self/mem).  The crate's sites are key flags
+  # on aarch64 (so not `mixed`, which checks patched Rust sites), the C
+  # runtime's the aarch64 backend.  `basic`'s start-up test re-executes
+  # itself, which qemu-user without binfmt cannot: skipped by name.
+  t=aarch64-unknown-linux-musl zig=$build/os/zig qemu=
+  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
+  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
+  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
+  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
+    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+  for q in "$qemu_dir/qemu-aarch64" "$(command -v qemu-aarch64 || true)"; do
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
+      { qemu=$q; break; }
+  done
+  [ -n "$qemu" ] || { echo "SKIPPED: no qemu-aarch64 10 or newer"; exit 77; }
+  export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUNNER=$qemu
+  # cargo-zigbuild's own "test" (cargo's "zigbuild" subcommand only builds).
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect cargo-zigbuild test --target $t \
+    -p statickeys --test basic --test no_sites --test torture --test trace \
+    -- "${targs[@]}" --skip startup_state_from_environment
+  f=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -name 'torture-*' -type f -executable | head -1)
+  file -L "$f" | grep -q 'ARM aarch64' && file -L "$f" | grep -Eq 'static-pie linked|statically linked' ||
+    { echo "FAILED: $f is not a static aarch64 program: $(file -L "$f")"; exit 1; }
+  echo "aarch64 musl: $(file -L "$f" | cut -d, -f1-5)"
   ;;
 test-portable)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --features portable \

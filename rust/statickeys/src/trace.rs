@@ -288,6 +288,15 @@ impl Default for Semaphore {
 /// ```compile_fail,E0277
 /// statickeys::define_trace!(text = t:text(s: &'static str));
 /// ```
+///
+/// A tracepoint defined twice fails to build, naming the C runtime's symbol
+/// for it (``symbol `sk__tp_net_rx` is already defined``; two crates or a C
+/// file defining it too: a duplicate symbol at link time):
+///
+/// ```compile_fail
+/// statickeys::define_trace!(rx_a = net:rx(len: i32));
+/// statickeys::define_trace!(rx_b = net:rx(len: i32));
+/// ```
 #[macro_export]
 macro_rules! define_trace {
     ($(#[$m:meta])* $vis:vis $module:ident = $sys:ident : $name:ident
@@ -310,6 +319,16 @@ macro_rules! define_trace {
             };
 
             $crate::__trace_semaphore!();
+
+            // The C tracepoint's symbol name: a tracepoint defined twice
+            // fails to build naming it, in one crate, across crates and
+            // against a C definition of the same tracepoint.
+            const _: () = {
+                #[used]
+                #[unsafe(export_name = ::core::concat!("sk__tp_",
+                    ::core::stringify!($sys), "_", ::core::stringify!($name)))]
+                static DEFINED_ONCE: u8 = 0;
+            };
 
             /// The tracepoint's state; its key is named "SYSTEM:NAME".
             pub static TRACEPOINT: $crate::Tracepoint = $crate::Tracepoint::__new(

@@ -54,8 +54,10 @@ fn all_directions() {
     T_KEY.enable().unwrap();
     sites(true, false);
     let st = statickeys::stats();
-    if st.backend == "portable" {
-        // Keys as atomic flags: the sites above followed without a write.
+    if statickeys::__private::site_table().is_empty() {
+        // The crate's sites are flag tests here (the portable backend, or
+        // an architecture the crate does not patch, such as aarch64): the
+        // sites above followed without a write.
         assert_eq!(st.sites_written, 0, "{st:?}");
     } else {
         assert!(st.sites_written >= 8 && st.core_syncs > 0, "{st:?}");

@@ -7,8 +7,8 @@
  *
  * Every call returns -ENOTSUP, and STATICKEYS_CONTROL says at start-up that
  * there is no server (control/startup_state.c).  The rest of the control
- * plane works the same: names, snapshots, commits, STATICKEYS and
- * STATICKEYS_FILE, the audit ring.
+ * plane works the same: names, snapshots, commits, STATICKEYS, the audit
+ * ring (STATICKEYS_FILE is refused: control/no_config_watch.c).
  */
 #include <errno.h>
 

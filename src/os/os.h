@@ -32,7 +32,8 @@
  *
  * Folders shared by several OSes: bsd/ (FreeBSD and macOS: kqueue),
  * unpatched/ (an OS where the portable backend is the only one), elf/,
- * posix/ (pages, threads, fork handlers and syslog of the POSIX systems).
+ * posix/ (pages, threads, fork handlers and syslog of the POSIX systems;
+ * the program's file opened by its path, FreeBSD and macOS).
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
  * have returns -ENOTSUP, never a guess (README, "Platforms").  The other

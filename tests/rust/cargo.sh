@@ -87,6 +87,19 @@ unset STATICKEYS_SYS_BUNDLED STATICKEYS_SYS_SYSTEM
 # cross_target ARCH: set cargo up for the Rust target of a port (its std
 # installed by rustup, the cross gcc as linker and C compiler) and run its
 # tests; skipped with the reason when something is missing.
+# zigbuild_ready TARGET: zig and cargo-zigbuild on the path (from python3,
+# or BUILD_DIR/os/zig where .ci/run installs them) and Rust's std for
+# TARGET; else exit 77 (skipped) saying which is missing.
+zigbuild_ready() {
+  local t=$1 zig=$build/os/zig
+  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
+  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
+  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
+  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
+    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+}
+
 cross_target() {
   local arch=$1 rtarget gcc qemu= q var
   case $arch in
@@ -202,13 +215,7 @@ build-freebsd | build-macos-x86_64 | build-macos-aarch64)
     build-macos-x86_64) t=x86_64-apple-darwin is='Mach-O 64-bit x86_64' ;;
     build-macos-aarch64) t=aarch64-apple-darwin is='Mach-O 64-bit arm64' ;;
   esac
-  zig=$build/os/zig
-  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
-  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
-  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
-  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
-  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
-    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+  zigbuild_ready $t
   STATICKEYS_SYS_BUNDLED=1 "$cargo" zigbuild --target $t -p statickeys -p statickeys-sys --tests
   n=0
   for f in $(find "$CARGO_TARGET_DIR/$t/debug/deps" -maxdepth 1 -type f -executable); do
@@ -249,13 +256,8 @@ test-musl-aarch64)
   # on aarch64 (so not `mixed`, which checks patched Rust sites), the C
   # runtime's the aarch64 backend.  `basic`'s start-up test re-executes
   # itself, which qemu-user without binfmt cannot: skipped by name.
-  t=aarch64-unknown-linux-musl zig=$build/os/zig qemu=
-  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
-  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
-  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
-  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
-  [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||
-    { echo "SKIPPED: no Rust std for $t (rustup target add $t)"; exit 77; }
+  t=aarch64-unknown-linux-musl qemu=
+  zigbuild_ready $t
   for q in "$qemu_dir/qemu-aarch64" "$(command -v qemu-aarch64 || true)"; do
     [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
       { qemu=$q; break; }

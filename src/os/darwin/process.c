@@ -13,7 +13,6 @@
  * the same for every process of the user, so skctl finds it by pid.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <libproc.h>
 #include <mach-o/dyld.h>
 #include <stdio.h>
@@ -75,17 +74,6 @@ int sk__os_program_path(char *out, size_t len)
 	if (_NSGetExecutablePath(out, &size) != 0)
 		return -ENAMETOOLONG;
 	return (int)strlen(out);
-}
-
-int sk__os_open_program(void)
-{
-	char path[1024];
-	int n = sk__os_program_path(path, sizeof(path));
-
-	if (n <= 0)
-		return n < 0 ? n : -ENOENT;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
 }
 
 const char *sk__os_secure_getenv(const char *name)

@@ -12,7 +12,6 @@
 #include <sys/user.h>
 #include <sys/auxv.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <pthread_np.h>
 #include <stdio.h>
@@ -100,17 +99,6 @@ int sk__os_program_path(char *out, size_t len)
 		return -errno;
 	out[len - 1] = '\0';
 	return (int)strlen(out);
-}
-
-int sk__os_open_program(void)
-{
-	char path[1024];
-	int n = sk__os_program_path(path, sizeof(path));
-
-	if (n <= 0)
-		return n < 0 ? n : -ENOENT;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
 }
 
 int sk__os_name_thread(pthread_t t, const char *name)

@@ -61,6 +61,19 @@ case $step in
 package)
 	mkdir "$tmp/no-pc"
 	export PKG_CONFIG_LIBDIR=$tmp/no-pc # no installed runtime in sight
+	# `cargo package --workspace` verifies statickeys against the packed
+	# statickeys-sys as a registry crate, which cargo takes to never change
+	# while its version does not: (1) it unpacks it into the cargo home's
+	# registry/src/-HASH/ (the name depends on the target directory's path
+	# alone) and uses an earlier run's copy there as it is, and (2) it
+	# keeps the earlier run's compiled statickeys-sys.  Either way the
+	# crate would be verified against an older statickeys-sys.  So the
+	# packing has a target directory of its own, emptied first, and the
+	# unpacked copies go (local registries' names start with '-',
+	# crates.io's do not; cargo unpacks them again).
+	export CARGO_TARGET_DIR=$build/rust-package-target
+	rm -rf "$CARGO_TARGET_DIR" "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/statickeys-0.1.0 \
+		"${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/statickeys-sys-0.1.0
 	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty) >"$tmp/package.log" 2>&1 || true
 	grep -vE '^\s+(Compiling|Packaging|Verifying|Packaged|Finished|Updating|Locking|Adding)' "$tmp/package.log" || true
 	# A manifest without documentation, homepage, repository or license is

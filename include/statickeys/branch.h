@@ -21,13 +21,22 @@
 /*
  * The architecture: its site header (SK__ARCH_BRANCH) and the one for
  * kernel-style keys that statickeys/linux.h includes (SK__ARCH_SLOT_HEADER,
- * SK__ARCH_BRANCH_SLOT).  A port adds one branch here; every other
- * architecture, any object format but ELF (macOS, Windows: the runtime
- * patches no site there) and any build with SK_NO_ASM_GOTO (the portable
- * backend's builds define it) tests the key's state instead
- * (arch/generic.h).
+ * SK__ARCH_BRANCH_SLOT).  A port adds one branch here.  Sites are patched
+ * in ELF objects and in x86-64 Windows ones built by mingw-w64 gcc with
+ * its SEH unwind directives (__SEH__, the default: arch/asm_goto.h needs
+ * them to return to the function's section).  Every other architecture,
+ * object format (macOS) and compiler (clang for Windows), a Windows build
+ * with -fno-asynchronous-unwind-tables, and any build with SK_NO_ASM_GOTO
+ * (the portable backend's builds define it) test the key's state instead
+ * (arch/generic.h); the runtime keeps that state on every backend, so such
+ * files and patched ones mix in one program.
  */
-#if !defined(__GNUC__) || defined(SK_NO_ASM_GOTO) || !defined(__ELF__)
+#if defined(__ELF__) ||                                                      \
+	(defined(_WIN32) && defined(__x86_64__) && defined(__SEH__) &&       \
+	 !defined(__clang__))
+#define SK__FORMAT_PATCHED 1
+#endif
+#if !defined(__GNUC__) || defined(SK_NO_ASM_GOTO) || !defined(SK__FORMAT_PATCHED)
 #define SK__ARCH_SLOT_HEADER 0
 #elif defined(__x86_64__)
 #include "statickeys/arch/x86_64.h"

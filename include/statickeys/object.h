@@ -24,13 +24,8 @@ extern "C" {
 
 struct sk_key;
 
-/** struct sk__site_entry - one site as the compiler records it (see arch/). */
-struct sk__site_entry {
-	int code;
-	int target;
-	int key;
-	int flags;
-};
+/* struct sk__site_entry - one site as the compiler records it: statickeys/
+ * section.h, which the object formats' markers need (section_pe.h). */
 
 /* Bits of sk__site_entry.flags. */
 #define SK__SITE_LIKELY 0x1u /* sk_branch_likely: the kernel's branch bit */

@@ -13,8 +13,8 @@
  *                         them, also for an object that lists no key)
  *   PE/COFF (Windows)     statickeys/section_pe.h
  *
- * Only ELF has patched sites today; elsewhere sites test their key's flag
- * (statickeys/branch.h) and the site table is empty.
+ * ELF and x86-64 PE have patched sites; elsewhere sites test their key's
+ * flag (statickeys/branch.h) and the site table is empty.
  */
 #ifndef STATICKEYS_SECTION_H
 #define STATICKEYS_SECTION_H
@@ -43,6 +43,20 @@
 #else
 #define SK__RETAIN_FLAG ""
 #define SK__RETAIN_ATTR
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/** struct sk__site_entry - one site as the compiler records it (see arch/). */
+struct sk__site_entry {
+	int code;
+	int target;
+	int key;
+	int flags;
+};
+#ifdef __cplusplus
+}
 #endif
 
 #if defined(__APPLE__) && defined(__MACH__)

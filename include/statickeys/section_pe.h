@@ -18,9 +18,12 @@
  * entries of a key listing (core/objects.c keeps only valid keys), and the
  * markers themselves are null.
  *
- * No site is patched on Windows (the portable backend: statickeys/branch.h
- * compiles every site as a test of its key's flag), so there is no site
- * table: its bounds are null.
+ * The site table (x86-64, where sites are patched: statickeys/branch.h)
+ * is grouped the same way: each site's entry goes to "sk_sites$m"
+ * (statickeys/arch/asm_goto.h), between one-entry markers in "sk_sites$a"
+ * and "sk_sites$z".  Entries are 16 bytes and 4-aligned, so no padding
+ * falls between them; an all-zero entry (a marker) names no site and the
+ * runtime skips it.  Where sites test flags, the table is empty.
  */
 #ifndef STATICKEYS_SECTION_PE_H
 #define STATICKEYS_SECTION_PE_H
@@ -48,7 +51,6 @@
 
 #if !defined(SK_BUILDING_LIBRARY)
 struct sk_key;
-struct sk__site_entry;
 
 /* The markers, with C names so that C and C++ files of one object share
  * them (C++ gives a const object internal linkage unless it is extern). */
@@ -57,15 +59,19 @@ struct sk__site_entry;
 #else
 #define SK__PE_MARKER
 #endif
+SK__PE_MARKER __attribute__((selectany, used, section("sk_sites$a")))
+const struct sk__site_entry sk__sites_pe_start[1] = { { 0, 0, 0, 0 } };
+SK__PE_MARKER __attribute__((selectany, used, section("sk_sites$z")))
+const struct sk__site_entry sk__sites_pe_stop[1] = { { 0, 0, 0, 0 } };
 SK__PE_MARKER __attribute__((selectany, used, section("sk_keys$a")))
 struct sk_key *const sk__keys_pe_start[1] = { 0 };
 SK__PE_MARKER __attribute__((selectany, used, section("sk_keys$z")))
 struct sk_key *const sk__keys_pe_stop[1] = { 0 };
 
-/* The four bounds statickeys/object.h hands to the runtime: the listing
- * begins after the start marker and ends where the stop marker begins. */
-#define SK__SITES_START ((const struct sk__site_entry *)0)
-#define SK__SITES_STOP ((const struct sk__site_entry *)0)
+/* The four bounds statickeys/object.h hands to the runtime: each table
+ * begins after its start marker and ends where its stop marker begins. */
+#define SK__SITES_START (sk__sites_pe_start + 1)
+#define SK__SITES_STOP (sk__sites_pe_stop + 0)
 #define SK__KEYS_START (sk__keys_pe_start + 1)
 #define SK__KEYS_STOP (sk__keys_pe_stop + 0)
 #endif /* !SK_BUILDING_LIBRARY */

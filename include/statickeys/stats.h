@@ -33,14 +33,18 @@ struct sk_stats {
 	uint64_t traps_handled; /* threads resumed by the int3 handler */
 	uint64_t traps_chained; /* SIGTRAPs that were not ours, passed on */
 	uint64_t update_errors; /* updates refused or rolled back */
-	const char *writer;     /* "procmem", "mprotect", "none" (neither
-				   works: updates fail with -EPERM), or
-				   "unprobed": no code written yet, the
-				   writer is chosen at the first update that
-				   writes code (the portable backend never
-				   does) */
-	const char *sync_method; /* "membarrier", "mprotect-ipi" ("none":
-				    the portable backend syncs nothing) */
+	const char *writer;     /* Linux: "procmem", "mprotect"; Windows:
+				   "WriteProcessMemory", "VirtualProtect"
+				   (STATICKEYS_WRITER=procmem, mprotect);
+				   "none" (neither works: updates fail with
+				   -EPERM), or "unprobed": no code written
+				   yet, the writer is chosen at the first
+				   update that writes code (the portable
+				   backend never does) */
+	const char *sync_method; /* Linux: "membarrier", "mprotect-ipi";
+				    Windows: "FlushProcessWriteBuffers"
+				    ("none": the portable backend syncs
+				    nothing) */
 	const char *backend;    /* what runs sites: "x86_64", "aarch64", ...
 				   (code patching), or "portable" (every
 				   site tests its key's state: nothing is

@@ -3,7 +3,7 @@
  * C++ (tests/compile_fail.sh; MISUSE=0 is the correct use). */
 //! 1|a branch on an int|_Generic|sk__key_traits|not a structure or union|non-class type
 //! 2|a branch on an untyped struct sk_key|_Generic|sk__key_traits|no member named
-//!patched 3|a key known only at run time|GOTPCREL|invalid operand|impossible constraint|Error
+//!patched 3|a key known only at run time|GOTPCREL|invalid operand|impossible constraint|relocation against register|Error
 //! 4|an update of a non-key|_Generic|sk__untyped
 #include <statickeys.h>
 SK_DEFINE_KEY_FALSE(k);

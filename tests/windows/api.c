@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * api.c - the whole C API on Windows (the portable backend, run under
- * wine): every key type and site kind follows its key, references nest,
+ * api.c - the whole C API on Windows (run under wine), on the backend the
+ * program was built for: x86-64 patched sites (each site's 5 bytes are
+ * read where the linker put them: a NOP5 while its branch falls through, a
+ * JMP rel32 to its target while it jumps), or flag tests where the
+ * compiler cannot emit sites (SK_HAVE_PATCHED_SITES 0): every key type and
+ * site kind follows its key, references nest,
  * misuse is refused with its error, keys are found by name and listed in
  * snapshots (with the program's file), commits are all or nothing, the
  * counters and the backend are reported, the control socket says -ENOTSUP,
@@ -9,6 +13,7 @@
  * STATICKEYS="env_on=1,env_off=0").
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +40,41 @@ SITES(false_key)
 SITES(true_key)
 SITES(described_key)
 
+/* Each of this program's site entries (statickeys/section_pe.h): its code
+ * holds the instruction its key's state asks for, and nothing else. */
+static void site_bytes(const char *phase)
+{
+#if SK_HAVE_PATCHED_SITES
+	static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	size_t n = 0, right = 0;
+
+	for (const struct sk__site_entry *e = SK__SITES_START;
+	     e < SK__SITES_STOP; e++) {
+		if (!e->code)
+			continue; /* padding */
+		const unsigned char *code =
+			(const unsigned char *)&e->code + e->code;
+		const unsigned char *target =
+			(const unsigned char *)&e->target + e->target;
+		struct sk_key *key =
+			*(struct sk_key *const *)((const char *)&e->key + e->key);
+		bool jumps = sk__key_enabled(key) != (bool)(e->flags & 1);
+		int32_t rel;
+		memcpy(&rel, code + 1, sizeof(rel));
+		n++;
+		right += jumps ? code[0] == 0xe9 && code + 5 + rel == target
+			       : memcmp(code, nop5, 5) == 0;
+	}
+	CHECK(n == 6 && right == n, "%s: %zu of %zu sites hold NOP5 or JMP as "
+	      "their keys ask", phase, right, n);
+#else
+	(void)phase;
+#endif
+}
+
 static void follows(const char *phase)
 {
+	site_bytes(phase);
 	CHECK(likely_false_key() == sk_key_enabled(&false_key) &&
 		      unlikely_false_key() == sk_key_enabled(&false_key),
 	      "%s: false_key's sites follow it", phase);
@@ -166,15 +204,34 @@ static void stats(void)
 	struct sk_stats s0, s1;
 
 	CHECK(sk_stats_get(&s0) == 0, "sk_stats_get");
+#if SK_HAVE_PATCHED_SITES
+	CHECK(strcmp(s0.backend, "x86_64") == 0, "backend %s", s0.backend);
+	CHECK(strcmp(s0.writer, "WriteProcessMemory") == 0, "writer %s",
+	      s0.writer);
+	CHECK(strcmp(s0.sync_method, "FlushProcessWriteBuffers") == 0,
+	      "sync %s", s0.sync_method);
+#else
 	CHECK(strcmp(s0.backend, "portable") == 0, "backend %s", s0.backend);
 	CHECK(strcmp(s0.sync_method, "none") == 0, "sync %s", s0.sync_method);
+#endif
 	sk_key_enable(&false_key);
 	sk_key_disable(&false_key);
 	CHECK(sk_stats_get(&s1) == 0 && s1.updates == s0.updates + 2,
 	      "two updates counted (%llu -> %llu)",
 	      (unsigned long long)s0.updates, (unsigned long long)s1.updates);
+#if SK_HAVE_PATCHED_SITES
+	/* false_key's 2 sites, one batch each way, 3 core syncs a batch. */
+	CHECK(s1.batches - s0.batches == 2 &&
+		      s1.sites_written - s0.sites_written == 4 &&
+		      s1.core_syncs - s0.core_syncs == 6,
+	      "2 batches, 4 sites, 6 core syncs (%llu, %llu, %llu)",
+	      (unsigned long long)(s1.batches - s0.batches),
+	      (unsigned long long)(s1.sites_written - s0.sites_written),
+	      (unsigned long long)(s1.core_syncs - s0.core_syncs));
+#else
 	CHECK(s1.batches == 0 && s1.sites_written == 0 && s1.core_syncs == 0,
 	      "nothing patched");
+#endif
 	struct sk_histogram h;
 	CHECK(sk_stats_histogram(0, &h) == 0, "a histogram");
 }

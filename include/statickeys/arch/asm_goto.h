@@ -21,16 +21,57 @@
  *       COMDAT group, so a discarded C++ inline copy takes its entry with
  *       it; the retain flag ("R", SK__RETAIN_FLAG in statickeys/key.h)
  *       keeps it under --gc-sections, where nothing else references it.
+ *       On PE it must come last in the template (below).
  */
 #ifndef STATICKEYS_ARCH_ASM_GOTO_H
 #define STATICKEYS_ARCH_ASM_GOTO_H
 
+#ifndef _WIN32 /* ELF */
 #define SK__SITE_ENTRY(key_field)                                            \
 	".pushsection sk_sites, \"a?" SK__RETAIN_FLAG "\"\n\t"               \
 	".balign 4\n\t"                                                      \
 	".long 1b - ., %l[sk__l_yes] - .\n\t"                                \
 	".long " key_field ", %c1\n\t"                                       \
 	".popsection"
+/* SK__ASM_PUSH(name, elf flags, pe flags) / SK__ASM_POP - data of the site
+ * (a key slot) in section @name, then back to the code. */
+#define SK__ASM_PUSH(name, elf, pe) ".pushsection " name ", \"" elf "\"\n\t"
+#define SK__ASM_POP ".popsection\n\t"
+#else
+/*
+ * PE/COFF (mingw-w64 gcc, x86-64).  GNU as has no section stack for COFF
+ * (.pushsection, .popsection and .previous are ELF's), and an asm cannot
+ * know which section the compiler put its function in (.text,
+ * .text.startup for main, .text.unlikely, .text$NAME with
+ * -ffunction-sections, a C++ inline function's COMDAT).  But the x64 SEH
+ * unwind directives remember it: .seh_proc, which gcc emits at the start
+ * of every function when __SEH__ is defined, records the function's
+ * section, and .seh_code switches back to it.  So the data goes with
+ * .section, and the entry, which comes last, returns with .seh_code
+ * (statickeys/branch.h patches sites only where __SEH__ is defined).
+ *
+ * The entries go to "sk_sites$m", between statickeys/section_pe.h's
+ * markers.  PE has no retain flag, and GNU ld's --gc-sections (how Rust
+ * links) drops a section nothing refers to: the first site of each
+ * translation unit (.ifndef) puts a reference to its entry, and so to the
+ * unit's whole "sk_sites$m" section, in ".xdata$sk", which the linker
+ * always keeps (its default script: KEEP(*(.xdata*))) and nothing reads
+ * (the unwinder reaches .xdata only through .pdata's addresses).
+ */
+#define SK__SITE_ENTRY(key_field)                                            \
+	".section sk_sites$m, \"dr\"\n\t"                                    \
+	".balign 4\n\t"                                                      \
+	"4: .long 1b - ., %l[sk__l_yes] - .\n\t"                             \
+	".long " key_field ", %c1\n\t"                                       \
+	".ifndef .Lsk__sites_kept\n\t"                                       \
+	".set .Lsk__sites_kept, 1\n\t"                                       \
+	".section .xdata$sk, \"dr\"\n\t"                                     \
+	".rva 4b\n\t"                                                        \
+	".endif\n\t"                                                         \
+	".seh_code"
+#define SK__ASM_PUSH(name, elf, pe) ".section " name ", \"" pe "\"\n\t"
+#define SK__ASM_POP /* the entry, which follows, returns to the code */
+#endif
 
 #define SK__ASM_GOTO_SITE(template, ...)                                     \
 	__extension__({                                                      \

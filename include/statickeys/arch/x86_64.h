@@ -11,7 +11,8 @@
  *   code   = site address  - &code
  *   target = "yes" label   - &target
  *   key    = GOT slot of the key - &key   (a key may live in another object;
- *            the slot is filled once per key and object by the dynamic linker)
+ *            the slot is filled once per key and object by the dynamic linker;
+ *            PE: a slot of the site's own, below)
  *   flags  = bit 0: the branch is "likely" (kernel's branch bit).
  * The "?" section flag puts the entry in the same COMDAT group as the code,
  * so a C++ inline function's discarded copies take their entries with them.
@@ -36,9 +37,23 @@
 /* The site instruction at 1:, a jump when %c2 (shared with x86_64_slot.h). */
 #define SK__ARCH_SITE_INSN SK__X86_SITE_INSN(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00")
 
+#ifndef _WIN32
 #define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
 	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
 			  SK__SITE_ENTRY(SK__KEY_OPERAND "@GOTPCREL"),        \
 			  SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump))
+#else
+/* PE has no GOT: the entry's key field points at a slot of its own that
+ * holds the key's address (for a key in another DLL, mingw-w64's
+ * auto-import fills it at load time, as the dynamic linker fills a GOT
+ * slot), in a section of slots beside the entries. */
+#define SK__ARCH_BRANCH(keyp, branch, jump)                                  \
+	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
+			  SK__ASM_PUSH(".rdata$sk_slots", "", "dr")          \
+			  ".balign 8\n\t"                                    \
+			  "3: .quad 0 + " SK__KEY_OPERAND "\n\t"              \
+			  SK__ASM_POP SK__SITE_ENTRY("3b - ."),              \
+			  SK__KEY_CONSTRAINT(keyp), "i"(branch), "i"(jump))
+#endif
 
 #endif /* STATICKEYS_ARCH_X86_64_H */

@@ -35,11 +35,11 @@
 
 #define SK__ARCH_BRANCH_SLOT(keyp, name, flags, jump)                        \
 	SK__ASM_GOTO_SITE(SK__ARCH_SITE_INSN                                 \
-			  ".pushsection sk_keyslots, \"aw?\"\n\t"            \
+			  SK__ASM_PUSH("sk_keyslots", "aw?", "dr")           \
 			  ".balign 8\n\t"                                    \
 			  "2: .quad 0 + " SK__KEY_OPERAND ", "                \
 			  SK__SLOT_NAME_OPERAND "\n\t"                        \
-			  ".popsection\n\t"                                  \
+			  SK__ASM_POP                                        \
 			  SK__SITE_ENTRY("2b - ."),                           \
 			  SK__KEY_CONSTRAINT(keyp), "i"(flags), "i"(jump),    \
 			  SK__KEY_CONSTRAINT(name))

@@ -4,17 +4,15 @@
  *
  * This folder serves both x86 ABIs: an i686 build (statickeys/arch/i386.h)
  * uses the same int3 protocol, with the kernel's 32-bit no-op
- * (3e 8d 74 26 00) and the 32-bit register names below.
+ * (3e 8d 74 26 00).
  *
  * The int3 protocol in int3_batch.c needs only these facts: a site is 5 bytes,
  * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
- * with SIGTRAP (si_code SI_KERNEL; TRAP_BRKPT under valgrind) and the
- * instruction pointer one past it.
+ * (sigtrap.c: SIGTRAP, Linux; veh.c: EXCEPTION_BREAKPOINT, Windows).
  */
 #include "arch/backend.h"
 
 #include <string.h>
-#include <ucontext.h>
 
 #ifdef __i386__
 const char sk__arch_name[] = "i686";
@@ -27,10 +25,8 @@ const unsigned char sk__arch_trap_byte = 0xcc;
 
 #ifdef __i386__
 static const unsigned char nop5[5] = { 0x3e, 0x8d, 0x74, 0x26, 0x00 };
-#define REG_PC REG_EIP
 #else
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-#define REG_PC REG_RIP
 #endif
 
 void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
@@ -54,27 +50,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 		return addr + 5;
 	memcpy(&rel, insn + 1, sizeof(rel));
 	return addr + 5 + (intptr_t)rel;
-}
-
-uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
-{
-	const siginfo_t *info = siginfo;
-	const ucontext_t *uc = ucontext;
-
-	/* int3 in user mode is reported as SI_KERNEL by Linux, as TRAP_BRKPT
-	 * by valgrind's emulation of it; single-steps, hardware breakpoints
-	 * and kill()/raise() carry other codes and are not ours.  (The site
-	 * lookup that follows is what really tells ours from others.) */
-	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT)
-		return 0;
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - 1;
-}
-
-void sk__arch_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.gregs[REG_PC] = (greg_t)pc;
 }
 
 void sk__arch_serialize_self(void)

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/trap.c - the SIGTRAP handler that resumes threads caught
- * mid-update.
+ * src/arch/x86_64/trap.c - where a thread caught mid-update resumes: the
+ * half of the trap handler that is the same on every OS.  The OS half
+ * catches the trap and calls sk__trap_resolve(): sigtrap.c (a SIGTRAP
+ * handler, Linux) or veh.c (a vectored exception handler, Windows).
  *
  * While a batch runs, the first byte of each changing site is int3.  A thread
  * that executes it traps; we look its address up in the batch (binary search
  * over the address-sorted vector, as the kernel's poke_int3_handler does) and
  * resume it at the site's *new* destination: the jump target, or the next
- * instruction.  The handler takes no lock and calls nothing that is not
+ * instruction.  The lookup takes no lock and calls nothing that is not
  * async-signal-safe.
  *
  * Memory the handler reads is protected by a reader count: the handler
@@ -16,18 +18,17 @@
  * before freeing.  With sequentially consistent operations on both sides, a
  * handler that loaded the old pointer is counted before the writer looks.
  *
- * A SIGTRAP is delivered when the trapping thread next returns to user space,
- * which can be after its batch retired (the thread was preempted in between).
- * Such a late trap finds no batch; if the address is a known site (looked up
- * in the registered objects' own site tables, in place) whose first byte is
- * no longer int3, the thread simply re-executes the (now complete)
- * instruction.  Anything else is not ours and goes to the handler that was
- * installed before us, or to the default action.
+ * A trap can reach its handler after its batch retired (on Linux the
+ * SIGTRAP is delivered when the thread next returns to user space, and it
+ * may have been preempted in between).  Such a late trap finds no batch; if
+ * the address is a known site (looked up in the registered objects' own
+ * site tables, in place) whose first byte is no longer int3, the thread
+ * simply re-executes the (now complete) instruction.  Anything else is not
+ * ours: the OS half hands it on.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,8 +51,6 @@ static struct trap_batch *live_batch;
 static struct trap_batch *stuck; /* grows; shrinks when objects unload */
 static struct site_index *live_sites;
 static unsigned long readers;
-
-static struct sigaction chained; /* what was installed before us */
 
 /* Where the site tables are, for the gdb script installed with
  * the library (src/statickeys-gdb.py): gdb stops at a SIGTRAP before our
@@ -108,7 +107,6 @@ static bool index_has(const struct site_index *s, uintptr_t addr)
 	return false;
 }
 
-/* Where to resume a thread that trapped at @addr, or 0 if not ours. */
 static uintptr_t resolve_once(uintptr_t addr, bool *again)
 {
 	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
@@ -131,7 +129,7 @@ static uintptr_t resolve_once(uintptr_t addr, bool *again)
 	return 0;
 }
 
-static uintptr_t resolve(uintptr_t addr)
+uintptr_t sk__trap_resolve(uintptr_t addr)
 {
 	uintptr_t resume = 0;
 	bool again = true;
@@ -143,109 +141,6 @@ static uintptr_t resolve(uintptr_t addr)
 	}
 	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
 	return resume;
-}
-
-/* Run the previous handler with the signal mask it asked for: its own
- * sa_mask, plus SIGTRAP unless it was installed with SA_NODEFER (ours is). */
-static void call_chained(int sig, siginfo_t *info, void *uc)
-{
-	sigset_t mask = chained.sa_mask, saved;
-
-	if (!(chained.sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_BLOCK, &mask, &saved);
-	if (chained.sa_flags & SA_SIGINFO)
-		chained.sa_sigaction(sig, info, uc);
-	else
-		chained.sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-}
-
-static void chain(int sig, siginfo_t *info, void *uc)
-{
-	sk__count(SK__C_TRAPS_CHAINED, 1);
-	if (chained.sa_flags & SA_SIGINFO) {
-		if (chained.sa_sigaction) {
-			call_chained(sig, info, uc);
-			return;
-		}
-	} else if (chained.sa_handler == SIG_IGN) {
-		return;
-	} else if (chained.sa_handler != SIG_DFL) {
-		call_chained(sig, info, uc);
-		return;
-	}
-	/* Default action: restore it and re-raise; SIGTRAP is not blocked in
-	 * our handler (SA_NODEFER), so raise() delivers it at once and the
-	 * process ends with a core, as it would have without us. */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void trap_handler(int sig, siginfo_t *info, void *uc)
-{
-	int saved_errno = errno;
-	uintptr_t addr = sk__arch_trap_address(info, uc);
-	uintptr_t resume = addr ? resolve(addr) : 0;
-
-	/* Counted as a handler, for the chained one: an update from it is
-	 * refused (-EDEADLK), as from any handler. */
-	sk__signal_depth_enter(uc);
-
-	if (resume) {
-		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
-		sk__arch_set_pc(uc, resume);
-		sk__count(SK__C_TRAPS_HANDLED, 1);
-	} else {
-		chain(sig, info, uc);
-	}
-	sk__signal_depth_leave();
-	errno = saved_errno;
-}
-
-/* SIGTRAP's action as of our last look (sk__sigmask_sigtrap_actions), or
- * ~0: look at the next batch. */
-static unsigned long actions_seen = ~0UL;
-
-int sk__trap_install(void)
-{
-	struct sigaction cur;
-	/* While the program's calls reach the sigaction wrapper, a change of
-	 * SIGTRAP's action is counted there: with none since our last look,
-	 * ours is still installed, and the batch saves a system call. */
-	bool counted = sk__sigmask_wrappers_active();
-	unsigned long before = sk__sigmask_sigtrap_actions();
-
-	if (counted && before == actions_seen)
-		return 0;
-	if (sigaction(SIGTRAP, NULL, &cur) != 0)
-		return -errno;
-	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler) {
-		actions_seen = counted ? before : ~0UL;
-		return 0;
-	}
-	/* First install, or the program replaced us since: chain to whatever
-	 * is there now, so its own breakpoints keep reaching it. */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = trap_handler;
-	/* Every other signal waits while the handler runs: a handler of
-	 * another signal that interrupted us and ran a changing site would
-	 * meet its int3 with SIGTRAP blocked, and the kernel would kill the
-	 * process.  SIGTRAP itself stays unblocked (SA_NODEFER): the handler
-	 * runs no site, and a thread inside it must not look, to the
-	 * blocked-SIGTRAP check in threads_check.c, like a thread that blocks
-	 * SIGTRAP (it would refuse updates while traps are being handled). */
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-	sigfillset(&sa.sa_mask);
-	sigdelset(&sa.sa_mask, SIGTRAP);
-	chained = cur;
-	if (sigaction(SIGTRAP, &sa, NULL) != 0)
-		return -errno;
-	/* Our own install was counted too; another in between makes the
-	 * next batch look again. */
-	actions_seen = counted ? before + 1 : ~0UL;
-	return 0;
 }
 
 static void wait_for_readers(void)

@@ -10,11 +10,18 @@
 
 #include "arch/backend.h"
 
-/* ---- trap.c: the SIGTRAP handler ------------------------------------ */
+/* ---- the trap handler: its OS half (sigtrap.c, veh.c) --------------------- */
 
-/* sk__trap_install - make sure our SIGTRAP handler is the installed one,
- * chaining to whatever was there. Return: 0 or -errno. */
+/* sk__trap_install - make sure our trap handler is the installed one
+ * (POSIX: the SIGTRAP handler, chaining to whatever was there; Windows:
+ * the first vectored exception handler). Return: 0 or -errno. */
 int sk__trap_install(void);
+
+/* ---- trap.c: where a trapped thread resumes -------------------------------- */
+
+/* sk__trap_resolve - where to resume a thread that trapped at the int3 at
+ * @addr, or 0 if that int3 is not ours.  Lock-free; async-signal-safe. */
+uintptr_t sk__trap_resolve(uintptr_t addr);
 /* sk__trap_publish - let the handler resolve traps in @v (sorted). */
 void sk__trap_publish(const struct sk__patch *v, size_t n);
 /* sk__trap_retire - stop resolving the batch; returns when no handler can

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/arch/x86_64/sigtrap.c - the trap handler's OS half on the POSIX
+ * systems: a SIGTRAP handler that resumes threads caught mid-update where
+ * trap.c says, and hands every other SIGTRAP to the handler installed
+ * before it, or to the default action.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "arch/x86_64/x86_64.h"
+
+static struct sigaction chained; /* what was installed before us */
+
+#ifdef __i386__
+#define REG_PC REG_EIP
+#else
+#define REG_PC REG_RIP
+#endif
+
+uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
+{
+	const siginfo_t *info = siginfo;
+	const ucontext_t *uc = ucontext;
+
+	/* int3 in user mode is reported as SI_KERNEL by Linux, as TRAP_BRKPT
+	 * by valgrind's emulation of it; single-steps, hardware breakpoints
+	 * and kill()/raise() carry other codes and are not ours.  (The site
+	 * lookup that follows is what really tells ours from others.)  The
+	 * instruction pointer is one past the int3. */
+	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT)
+		return 0;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - 1;
+}
+
+void sk__arch_set_pc(void *ucontext, uintptr_t pc)
+{
+	ucontext_t *uc = ucontext;
+
+	uc->uc_mcontext.gregs[REG_PC] = (greg_t)pc;
+}
+
+/* Run the previous handler with the signal mask it asked for: its own
+ * sa_mask, plus SIGTRAP unless it was installed with SA_NODEFER (ours is). */
+static void call_chained(int sig, siginfo_t *info, void *uc)
+{
+	sigset_t mask = chained.sa_mask, saved;
+
+	if (!(chained.sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	pthread_sigmask(SIG_BLOCK, &mask, &saved);
+	if (chained.sa_flags & SA_SIGINFO)
+		chained.sa_sigaction(sig, info, uc);
+	else
+		chained.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+static void chain(int sig, siginfo_t *info, void *uc)
+{
+	sk__count(SK__C_TRAPS_CHAINED, 1);
+	if (chained.sa_flags & SA_SIGINFO) {
+		if (chained.sa_sigaction) {
+			call_chained(sig, info, uc);
+			return;
+		}
+	} else if (chained.sa_handler == SIG_IGN) {
+		return;
+	} else if (chained.sa_handler != SIG_DFL) {
+		call_chained(sig, info, uc);
+		return;
+	}
+	/* Default action: restore it and re-raise; SIGTRAP is not blocked in
+	 * our handler (SA_NODEFER), so raise() delivers it at once and the
+	 * process ends with a core, as it would have without us. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void trap_handler(int sig, siginfo_t *info, void *uc)
+{
+	int saved_errno = errno;
+	uintptr_t addr = sk__arch_trap_address(info, uc);
+	uintptr_t resume = addr ? sk__trap_resolve(addr) : 0;
+
+	/* Counted as a handler, for the chained one: an update from it is
+	 * refused (-EDEADLK), as from any handler. */
+	sk__signal_depth_enter(uc);
+
+	if (resume) {
+		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
+		sk__arch_set_pc(uc, resume);
+		sk__count(SK__C_TRAPS_HANDLED, 1);
+	} else {
+		chain(sig, info, uc);
+	}
+	sk__signal_depth_leave();
+	errno = saved_errno;
+}
+
+/* SIGTRAP's action as of our last look (sk__sigmask_sigtrap_actions), or
+ * ~0: look at the next batch. */
+static unsigned long actions_seen = ~0UL;
+
+int sk__trap_install(void)
+{
+	struct sigaction cur;
+	/* While the program's calls reach the sigaction wrapper, a change of
+	 * SIGTRAP's action is counted there: with none since our last look,
+	 * ours is still installed, and the batch saves a system call. */
+	bool counted = sk__sigmask_wrappers_active();
+	unsigned long before = sk__sigmask_sigtrap_actions();
+
+	if (counted && before == actions_seen)
+		return 0;
+	if (sigaction(SIGTRAP, NULL, &cur) != 0)
+		return -errno;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler) {
+		actions_seen = counted ? before : ~0UL;
+		return 0;
+	}
+	/* First install, or the program replaced us since: chain to whatever
+	 * is there now, so its own breakpoints keep reaching it. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap_handler;
+	/* Every other signal waits while the handler runs: a handler of
+	 * another signal that interrupted us and ran a changing site would
+	 * meet its int3 with SIGTRAP blocked, and the kernel would kill the
+	 * process.  SIGTRAP itself stays unblocked (SA_NODEFER): the handler
+	 * runs no site, and a thread inside it must not look, to the
+	 * blocked-SIGTRAP check in threads_check.c, like a thread that blocks
+	 * SIGTRAP (it would refuse updates while traps are being handled). */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGTRAP);
+	chained = cur;
+	if (sigaction(SIGTRAP, &sa, NULL) != 0)
+		return -errno;
+	/* Our own install was counted too; another in between makes the
+	 * next batch look again. */
+	actions_seen = counted ? before + 1 : ~0UL;
+	return 0;
+}

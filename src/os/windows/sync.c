@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/os/windows/sync.c - every core running the process serialised (os/
+ * os.h, "sync"): FlushProcessWriteBuffers().
+ *
+ * Windows documents it as flushing the write queue of each processor that
+ * runs a thread of the process; it does so with an inter-processor
+ * interrupt to each of them (the technique of membarrier's expedited
+ * commands on Linux), and the return from an interrupt serialises the
+ * interrupted processor: its next instruction is fetched anew.  That is
+ * what the int3 protocol asks of a core sync (REFERENCE.md), as Linux's
+ * membarrier SYNC_CORE.  The caller's own processor is serialised by
+ * FlushInstructionCache() after each write (os/windows/writer.c) and the
+ * system call itself.  It cannot fail and needs no registration.
+ *
+ * Under wine it is ntdll's NtFlushProcessWriteBuffers, which wine
+ * implements with Linux's own process-wide barriers: what passes under
+ * wine proves the protocol, not Windows's implementation of this call.
+ */
+#include <windows.h>
+
+#include "os/os.h"
+
+void sk__sync_init(void)
+{
+}
+
+int sk__sync_cores(void)
+{
+	FlushProcessWriteBuffers();
+	sk__count(SK__C_CORE_SYNCS, 1);
+	return 0;
+}
+
+const char *sk__sync_name(void)
+{
+	return "FlushProcessWriteBuffers";
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/os/windows/writer.c - writing code bytes on Windows (os/os.h,
+ * "writer"): the two writers of Linux (os/linux/writer.c), in Windows's
+ * calls.  STATICKEYS_WRITER and sk_config_set_writer() keep their words:
+ *
+ * procmem (default): WriteProcessMemory(GetCurrentProcess(), ...), which
+ * writes through the page protection as Linux's /proc/self/mem does: the
+ * program's code pages are never left writable (the system opens and
+ * closes the page around its write).  One call per run of site bytes.
+ * sk_stats names it "WriteProcessMemory".
+ *
+ * mprotect: VirtualProtect the touched code PAGE_EXECUTE_READWRITE for
+ * one batch (execute kept: other threads run those pages), write with byte
+ * stores, and give the range back the protection it had.  One call per
+ * executable section touched, over its first to last changing site, and
+ * one back.  sk_stats names it "VirtualProtect".
+ *
+ * Either way each write is followed by FlushInstructionCache() over the
+ * bytes written, which Windows asks of every program that changes code
+ * (x86 keeps instruction fetch coherent; the core sync of os/windows/
+ * sync.c is what serialises the other threads).  Only the sites' own bytes
+ * are written, never a page's copy.
+ *
+ * The choice is probed once, on first use, as on Linux: the preferred
+ * writer writes a byte of our own code with its current value; if that
+ * fails the other is tried; if both fail updates return -EPERM.
+ */
+#include <windows.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "os/os.h"
+#include "statickeys/config.h"
+
+enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
+	      W_NONE = -1, W_UNPROBED = -2 };
+
+static int current = W_UNPROBED;
+static size_t page_size;
+/* The protection each opened range had (mprotect writer); one batch at a
+ * time (the patch lock), over at most this many sections. */
+#define OPEN_MAX (SK__IMAGE_SEGMENTS * 8)
+static struct { uintptr_t lo, hi; DWORD prot; } opened[OPEN_MAX];
+static size_t nopened;
+
+/* A few bytes of our own code to probe writers on (never executed). */
+__attribute__((noinline, used)) static void probe_target(void)
+{
+	__asm__ __volatile__("nop; nop; nop; nop");
+}
+
+/* Windows's error as an errno: what a caller can act on. */
+static int errno_of(DWORD err)
+{
+	switch (err) {
+	case ERROR_ACCESS_DENIED:
+	case ERROR_NOACCESS:
+		return -EACCES;
+	case ERROR_NOT_ENOUGH_MEMORY:
+	case ERROR_OUTOFMEMORY:
+		return -ENOMEM;
+	case ERROR_INVALID_ADDRESS:
+	case ERROR_INVALID_PARAMETER:
+		return -EFAULT;
+	default:
+		return -EPERM;
+	}
+}
+
+static uintptr_t page_of(uintptr_t a)
+{
+	return a & ~(uintptr_t)(page_size - 1);
+}
+
+static int procmem_write(uintptr_t addr, const void *src, size_t len)
+{
+	SIZE_T n = 0;
+
+	if (!WriteProcessMemory(GetCurrentProcess(), (void *)addr, src, len,
+				&n))
+		return errno_of(GetLastError());
+	return n == len ? 0 : -EIO;
+}
+
+static int protect(uintptr_t lo, uintptr_t hi, DWORD prot, DWORD *old)
+{
+	return VirtualProtect((void *)lo, hi - lo, prot, old)
+		       ? 0
+		       : errno_of(GetLastError());
+}
+
+static int probe(int w)
+{
+	uintptr_t a = (uintptr_t)&probe_target;
+	unsigned char byte = *(volatile unsigned char *)a;
+
+	if (w == W_PROCMEM)
+		return procmem_write(a, &byte, 1);
+	DWORD old, ignored;
+	int r = protect(page_of(a), page_of(a) + page_size,
+			PAGE_EXECUTE_READWRITE, &old);
+	if (r == 0)
+		r = protect(page_of(a), page_of(a) + page_size, old, &ignored);
+	return r;
+}
+
+static const char *name_of(int w)
+{
+	return w == W_PROCMEM	? "WriteProcessMemory"
+	       : w == W_MPROTECT ? "VirtualProtect"
+				 : "none";
+}
+
+int sk__writer_ready(void)
+{
+	if (current != W_UNPROBED)
+		return current == W_NONE ? -EPERM : 0;
+	SYSTEM_INFO si;
+	GetSystemInfo(&si);
+	page_size = si.dwPageSize;
+	int want = sk__setting(SK__SETTING_WRITER) == 1 ? W_MPROTECT
+							 : W_PROCMEM;
+	int r = probe(want);
+	if (r == 0) {
+		current = want;
+		return 0;
+	}
+	int other = want == W_PROCMEM ? W_MPROTECT : W_PROCMEM;
+	int r2 = probe(other);
+	if (r2 == 0) {
+		sk__warn("writer %s unavailable (%s); using %s", name_of(want),
+			 sk__strerror(-r), name_of(other));
+		current = other;
+		return 0;
+	}
+	sk__warn("cannot write code: WriteProcessMemory (%s) and VirtualProtect "
+		 "(%s) both refused; key updates will fail with EPERM",
+		 sk__strerror(want == W_PROCMEM ? -r : -r2),
+		 sk__strerror(want == W_PROCMEM ? -r2 : -r));
+	current = W_NONE;
+	return -EPERM;
+}
+
+int sk__writer_select(int writer)
+{
+	if (writer != W_PROCMEM && writer != W_MPROTECT)
+		return -EINVAL;
+	if (current == W_UNPROBED)
+		(void)sk__writer_ready();
+	if (probe(writer) != 0)
+		return -ENOTSUP;
+	current = writer;
+	return 0;
+}
+
+/* Give every opened range its own protection back, last first. */
+static int close_ranges(void)
+{
+	int err = 0;
+
+	while (nopened) {
+		DWORD ignored;
+		nopened--;
+		int r = protect(opened[nopened].lo, opened[nopened].hi,
+				opened[nopened].prot, &ignored);
+		err = err ? err : r;
+	}
+	return err;
+}
+
+/* Open the code the spans touch: one range per executable section, from
+ * its first span's page to its last's (spans are sorted by address). */
+static int open_ranges(const struct sk__span *spans, size_t n)
+{
+	uintptr_t done_hi = 0;
+
+	for (size_t i = 0; i < n;) {
+		const struct sk__segment *seg = spans[i].segment;
+		size_t j = i + 1;
+		while (seg && j < n && spans[j].segment == seg)
+			j++;
+		uintptr_t lo = page_of(spans[i].addr);
+		uintptr_t hi = page_of(spans[j - 1].addr + spans[j - 1].len - 1) +
+			       page_size;
+		i = j;
+		if (lo < done_hi)
+			lo = done_hi;
+		if (lo >= hi)
+			continue;
+		if (nopened == OPEN_MAX)
+			return -E2BIG;
+		int r = protect(lo, hi, PAGE_EXECUTE_READWRITE,
+				&opened[nopened].prot);
+		if (r)
+			return r;
+		opened[nopened].lo = lo;
+		opened[nopened].hi = hi;
+		nopened++;
+		done_hi = hi;
+	}
+	return 0;
+}
+
+int sk__writer_begin(const struct sk__span *spans, size_t n)
+{
+	if (current != W_MPROTECT)
+		return 0;
+	int r = open_ranges(spans, n);
+	if (r)
+		(void)close_ranges();
+	return r;
+}
+
+bool sk__writer_end_serialises(void)
+{
+	/* Windows does not say that a protection change interrupts the
+	 * other processors: every step syncs with os/windows/sync.c. */
+	return false;
+}
+
+int sk__writer_end(const struct sk__span *spans, size_t n)
+{
+	(void)spans, (void)n;
+	return current == W_MPROTECT ? close_ranges() : 0;
+}
+
+/* volatile byte stores, only of the bytes that differ (step 1 changes
+ * byte 0 of each site): the compiler may not merge them into wider ones. */
+static void store_code(const struct sk__span *s)
+{
+	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
+
+	for (size_t j = 0; j < s->len; j++)
+		if (dst[j] != s->bytes[j])
+			dst[j] = s->bytes[j];
+}
+
+int sk__writer_write(const struct sk__span *spans, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (current == W_MPROTECT) {
+			store_code(&spans[i]);
+		} else {
+			int r = procmem_write(spans[i].addr, spans[i].bytes,
+					      spans[i].len);
+			if (r)
+				return r;
+		}
+		FlushInstructionCache(GetCurrentProcess(),
+				      (const void *)spans[i].addr, spans[i].len);
+		sk__count(SK__C_TEXT_WRITES, 1);
+	}
+	return 0;
+}
+
+const char *sk__writer_name(void)
+{
+	return current == W_UNPROBED ? "unprobed" : name_of(current);
+}
+
+void sk__writer_after_fork_child(void)
+{
+	/* Windows has no fork(). */
+}

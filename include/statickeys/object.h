@@ -78,7 +78,9 @@ extern struct sk_key *const __stop_sk_keys[]
 #define SK__KEYS_STOP __stop_sk_keys
 #endif
 
-__attribute__((SK__HANDLE_ATTR)) struct sk__object_handle sk__this_object;
+__attribute__((SK__HANDLE_ATTR)) struct sk__object_handle sk__this_object = {
+	0, 0
+};
 
 /*
  * Priority 101, the first one not reserved for the C library: the object's

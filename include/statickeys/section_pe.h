@@ -29,9 +29,13 @@
 #define STATICKEYS_SECTION_PE_H
 
 #define SK__KEYS_SECTION "sk_keys$m"
-/* The registration handle: weak, one per linked object; PE has no
- * visibility (an object exports only what it marks dllexport). */
-#define SK__HANDLE_ATTR weak
+/* The registration handle: one per linked object, picked among the files'
+ * copies as the markers are (selectany).  Not weak: GNU ld for PE names a
+ * weak definition's alias after the first global symbol of its file, which
+ * two files may share (a marker, at -O0), and then refuses the second
+ * file's as a "multiple definition".  PE has no visibility (an object
+ * exports only what it marks dllexport). */
+#define SK__HANDLE_ATTR selectany
 
 /*
  * With --gc-sections (Rust always links so) GNU ld for PE drops a section

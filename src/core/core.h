@@ -98,10 +98,16 @@ sk__object_entry(const struct sk__object *obj, size_t i)
 	return &obj->sites_start[i];
 }
 
-/* sk__entry_key - the key an entry names (NULL: an undefined weak key),
- * through the object's GOT slot the entry points at. */
+/* sk__entry_key - the key an entry names (NULL: an undefined weak key, or
+ * no site), through the object's GOT slot the entry points at.  An entry
+ * whose code field is 0 names no site: a PE table's marker, or the entry of
+ * a C++ inline function's COMDAT copy that the linker discarded (GNU ld
+ * for PE clears a field that refers to discarded code; ELF's section
+ * groups drop such an entry with its code). */
 static inline struct sk_key *sk__entry_key(const struct sk__site_entry *e)
 {
+	if (__builtin_expect(e->code == 0, 0))
+		return NULL;
 	return *(struct sk_key *const *)((const char *)&e->key + e->key);
 }
 /* sk__object_site - entry @i of @obj, decoded. */

@@ -136,6 +136,8 @@ static void warn_bad_site(const struct sk__object *obj,
 	struct sk_key *key = sk__entry_key(e);
 	void *code = (void *)sk__entry_code(e);
 
+	if (!e->code)
+		return; /* no site (sk__entry_key) */
 	if (!key)
 		sk__warn("site %p in %s names an undefined weak key; it keeps "
 			 "its compiled direction", code, display_name(obj));

@@ -4,9 +4,9 @@
 # Windows x86-64, built and run: this tree configured with
 # cmake/toolchains/x86_64-w64-mingw32.cmake (mingw-w64 gcc) into XBUILD,
 # built once (the DLL and static runtime, tests/windows' programs), and its
-# tests run under wine (ctest's CROSSCOMPILING_EMULATOR): the C API on the
-# portable backend, STATICKEYS, a DLL's keys through LoadLibrary and
-# FreeLibrary.  Wine is not Windows: what passes here is proven on wine 8.
+# tests run under wine (ctest's CROSSCOMPILING_EMULATOR): the C API with
+# patched x86-64 sites, the kernel matrix, the torture, C++, STATICKEYS, a
+# DLL's keys and sites through LoadLibrary and FreeLibrary while keys flip.  Wine is not Windows: what passes here is proven on wine 8.
 # Exit 77 (skipped) with the reason without mingw-w64 or wine (.ci/run
 # installs gcc-mingw-w64-x86-64 and wine64).
 set -euo pipefail

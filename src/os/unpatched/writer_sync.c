@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/unpatched/writer_sync.c - writing code and serialising cores (os/os.h,
- * "writer", "sync"): not ported to FreeBSD, nor to Windows.
+ * "writer", "sync"): not ported to FreeBSD, nor to macOS.
  *
- * Off Linux the runtime is built with the portable backend (arch/portable:
+ * There the runtime is built with the portable backend (arch/portable:
  * keys as atomic flags, no code patched), which calls neither; these say
  * so to whoever asks: -ENOTSUP, and in the statistics the writer that the
  * portable backend reports everywhere, "unprobed" (statickeys/stats.h: it

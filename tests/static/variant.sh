@@ -119,7 +119,7 @@ if [ "$variant" = musl-static ]; then
   # src/CMakeLists.txt lists, one archive, a program linked without --wrap.
   nowrap=$build.static-musl
   rm -rf "$nowrap" && mkdir -p "$nowrap"
-  sources=$(sed -n '/^set(SK_SOURCES/,/)/p;/^set(SK_CONTROL_SOURCES_posix/,/)/p;/^set(SK_OS_SOURCES_linux/,/)/p;/^set(SK_ARCH_SOURCES_x86_64/,/)/p' \
+  sources=$(sed -n '/^set(SK_SOURCES/,/)/p;/^set(SK_CONTROL_SOURCES_posix/,/)/p;/^set(SK_OS_SOURCES_linux/,/)/p;/^set(SK_ARCH_SOURCES_x86_64 /,/)/p' \
     "$src/src/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$')
   printf '%s\n' $sources | xargs -P "${SK_VARIANT_JOBS:-2}" -I{} sh -c \
     'musl-gcc -c -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \

@@ -428,7 +428,7 @@ static int install_action(int sig, const struct sigaction *act,
 	if (r == 0)
 		sk__signal_trampoline_unwrap(sig, old);
 	/* Counted once the action is in place: a batch that read the count
-	 * before this sees a new one at its next look (trap.c). */
+	 * before this sees a new one at its next look (sigtrap.c). */
 	if (r == 0 && act && sig == SIGTRAP)
 		sk__sigmask_note_sigtrap_action();
 	return r;

@@ -36,7 +36,7 @@
  * STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
  * thread, without waiting), for programs whose signal-blocking threads never
  * execute sites (glibc's timer and AIO helper threads, for example).  Our
- * own trap handler runs with SA_NODEFER (trap.c), so a thread inside it does
+ * own trap handler runs with SA_NODEFER (sigtrap.c), so a thread inside it does
  * not show SIGTRAP blocked.
  *
  * Without /proc (a mount namespace that hides it) the threads cannot be

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/x86_64.h - what the x86-64 files share among themselves:
- * the int3 protocol (int3_batch.c) and its trap handler (trap.c), and the
+ * the int3 protocol (int3_batch.c) and its trap handler (trap.c, with its
+ * OS half: sigtrap.c or veh.c), and the
  * SIGTRAP bookkeeping that protocol needs (sigmask.c, threads_check.c).
  * Nothing outside arch/x86_64/ includes this.
  */

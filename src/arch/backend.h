@@ -58,10 +58,11 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 /* sk__arch_destination - where the site instruction @insn at @addr leads. */
 uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn);
 
-/* sk__arch_trap_address - for a SIGTRAP (@siginfo: its siginfo_t, untyped
- * so the contract builds where the OS has no POSIX signals), the address
- * of the trapping site if it was a breakpoint instruction, else 0.  Signal
- * context. */
+/* sk__arch_trap_address - for a trap (POSIX: @siginfo is the SIGTRAP's
+ * siginfo_t and @ucontext its context; Windows: the EXCEPTION_RECORD and
+ * CONTEXT; untyped so the contract builds on both), the address of the
+ * trapping site if it was a breakpoint instruction, else 0.  Defined by
+ * the trap handler's OS half (x86-64: sigtrap.c, veh.c).  Signal context. */
 uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext);
 
 /* sk__arch_set_pc - resume the interrupted thread at @pc.  Signal context. */

@@ -13,9 +13,11 @@
  * FlushInstructionCache() after each write (os/windows/writer.c) and the
  * system call itself.  It cannot fail and needs no registration.
  *
- * Under wine it is ntdll's NtFlushProcessWriteBuffers, which wine
- * implements with Linux's own process-wide barriers: what passes under
- * wine proves the protocol, not Windows's implementation of this call.
+ * Under wine 8 it is a stub (WINEDEBUG=fixme+virtual prints
+ * "NtFlushProcessWriteBuffers stub"): it returns in ~90 ns and interrupts
+ * no processor.  What passes under wine proves the protocol's steps and
+ * the trap handler, not the cross-core sync, which only Windows itself can
+ * show.
  */
 #include <windows.h>
 

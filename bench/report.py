@@ -9,6 +9,7 @@ reference: they were measured on other hardware, in the kernel.
 import rust_bench  # experiment 9 (bench/rust_bench.py)
 import startup_bench  # experiment 10 (bench/startup_bench.py)
 import trace_bench  # experiment 11 (bench/trace_bench.py)
+import windows_bench  # experiment 12 (bench/windows_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -440,7 +441,8 @@ def render(res):
     for fn in (_section_branch, _section_pipe, _section_update,
                _section_commit, _section_trap, _section_disturbance,
                _section_locks, _section_threads, rust_bench.section,
-               startup_bench.section, trace_bench.section, _section_plots):
+               startup_bench.section, trace_bench.section,
+               windows_bench.section, _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

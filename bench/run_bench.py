@@ -25,6 +25,7 @@ import report  # noqa: E402
 import rust_bench  # noqa: E402
 import startup_bench  # noqa: E402
 import trace_bench  # noqa: E402
+import windows_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -424,6 +425,10 @@ def run_all(bdir, out, sz, results):
         results["trace_attached"] = trace_bench.experiment(
             os.path.dirname(bdir), out, sz is SIZES["quick"])
 
+    def windows():
+        results["windows"] = windows_bench.experiment(
+            os.path.dirname(bdir), out, sz is SIZES["quick"])
+
     for name, fn in (("1 branch cost", branch), ("2 pipe ping-pong", pipe),
                      ("3 update latency", update),
                      ("3b 1-site flip against its floor", floor),
@@ -433,7 +438,8 @@ def run_all(bdir, out, sz, results):
                      ("9 rust: statickeys vs static-keys", rust),
                      ("10 start-up and memory per site", startup),
                      ("11 tracepoint event with bpftrace attached",
-                      trace_attached)):
+                      trace_attached),
+                     ("12 Windows x86-64 under wine", windows)):
         guarded(results, name, fn)
 
 

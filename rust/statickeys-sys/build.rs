@@ -6,6 +6,14 @@
 //! library).  `STATICKEYS_SYS_BUNDLED=1` or the `bundled` feature forces the
 //! bundled build; `STATICKEYS_SYS_SYSTEM=1` or the `system` feature forces
 //! pkg-config and fails without it.
+//!
+//! Crates that depend on this one read, as `DEP_STATICKEYS_<KEY>`: `build`
+//! (bundled or system), `include` (the C headers), `libdir`, and `backend`:
+//! the runtime's backend, "portable" when it patches no site (C files
+//! compiled against it then need -DSK_NO_ASM_GOTO, as CMake's targets and
+//! statickeys.pc give it; the statickeys crate's sites test flags), else
+//! the architecture's name, or "auto" for an installed runtime (the
+//! architecture's backend where it has a port).
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,6 +54,13 @@ fn use_system() -> bool {
     if let Some(inc) = cflags.iter().find_map(|w| w.strip_prefix("-I")) {
         println!("cargo:include={inc}");
     }
+    // An installed runtime built as the portable backend where the
+    // architecture has a port says so to C programs with -DSK_NO_ASM_GOTO
+    // (src/CMakeLists.txt, SK_FORCED_PORTABLE); otherwise it is CMake's
+    // "auto": the architecture's own backend where it has one.
+    let all_cflags = pkg_config(&["--cflags"]).unwrap_or_default();
+    let forced_portable = all_cflags.iter().any(|w| w == "-DSK_NO_ASM_GOTO");
+    println!("cargo:backend={}", if forced_portable { "portable" } else { "auto" });
     println!("cargo:build=system");
     true
 }
@@ -112,9 +127,9 @@ fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
 
 /// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES,
 /// SK_OS_SOURCES_<os>, SK_CONTROL_SOURCES_<os> (else SK_CONTROL_SOURCES_posix)
-/// and SK_ARCH_SOURCES_<arch>, so the bundled build compiles exactly what the
-/// CMake build does for the target.
-fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
+/// and the backend's list (see [`backend`]), so the bundled build compiles
+/// exactly what the CMake build does for the target; with the backend's name.
+fn cmake_sources(src: &Path) -> Option<(Vec<PathBuf>, String)> {
     let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
     let list = |name: &str| -> Option<Vec<PathBuf>> {
         let start = cmake_set(&text, name)?;
@@ -131,8 +146,9 @@ fn cmake_sources(src: &Path) -> Option<Vec<PathBuf>> {
     } else {
         list("SK_CONTROL_SOURCES_posix")?
     });
-    files.extend(list(&format!("SK_ARCH_SOURCES_{}", backend_folder(&text)))?);
-    (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some(files)
+    let (name, sources) = backend(&text);
+    files.extend(list(&sources)?);
+    (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some((files, name))
 }
 
 /// Where the values of `set(NAME ...)` start in a CMake file's text.
@@ -149,23 +165,33 @@ fn os_folder() -> String {
     env::var("CARGO_CFG_TARGET_OS").unwrap_or_default()
 }
 
-/// The folder under src/arch/ for the target, as src/CMakeLists.txt picks
-/// it: the architecture's own when that file lists its sources, the target
-/// is Linux (the ports patch with Linux's calls) and the `portable` feature
-/// is off, else "portable" (keys as atomic flags; the
-/// crate's site macros fall back the same way).
-fn backend_folder(cmake_text: &str) -> String {
+/// The runtime's backend for the target, as src/CMakeLists.txt picks it:
+/// its name (what `sk_stats()` reports: the architecture's, or
+/// "portable") and the CMake list of its sources.  With the `portable`
+/// feature, the portable backend (keys as atomic flags).  Otherwise
+/// `SK_ARCH_SOURCES_<arch>_<os>` when that list exists (an OS with a port
+/// of its own for the architecture: x86-64 Windows), else, on Linux,
+/// `SK_ARCH_SOURCES_<arch>` when the architecture has a port (the ports
+/// patch with Linux's calls), else the portable backend.  The crate's site
+/// macros follow the name (statickeys' build.rs reads it as
+/// DEP_STATICKEYS_BACKEND).
+fn backend(cmake_text: &str) -> (String, String) {
     println!("cargo:rerun-if-env-changed=CARGO_FEATURE_PORTABLE");
     let arch = match env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default().as_str() {
         "x86" => "i686".to_string(), // Rust's name for 32-bit x86
         a => a.to_string(),
     };
-    let ported = cmake_set(cmake_text, &format!("SK_ARCH_SOURCES_{arch}")).is_some();
-    let linux = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
-    if ported && linux && env::var_os("CARGO_FEATURE_PORTABLE").is_none() {
-        arch
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let has = |list: &str| cmake_set(cmake_text, list).is_some().then(|| list.to_string());
+    let sources = if env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
+        None
     } else {
-        "portable".to_string()
+        has(&format!("SK_ARCH_SOURCES_{arch}_{os}"))
+            .or_else(|| has(&format!("SK_ARCH_SOURCES_{arch}")).filter(|_| os == "linux"))
+    };
+    match sources {
+        Some(list) => (arch, list),
+        None => ("portable".to_string(), "SK_ARCH_SOURCES_portable".to_string()),
     }
 }
 
@@ -190,7 +216,10 @@ fn static_crt(build: &mut cc::Build) {
     let crt_static = features.split(',').any(|f| f == "crt-static")
         || (musl && !flags.contains("-crt-static"));
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
-    if !(crt_static && x86_64) || env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
+    // Linux only: Windows has no signal masks to wrap (arch/x86_64/veh.c),
+    // and its x86-64 backend has no sigmask.c (SK_ARCH_SOURCES_x86_64_windows).
+    let linux = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
+    if !(crt_static && x86_64 && linux) || env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
         return;
     }
     match env::var("CARGO_CFG_TARGET_ENV").as_deref() {
@@ -203,7 +232,7 @@ fn static_crt(build: &mut cc::Build) {
 fn build_bundled(root: &Path) {
     let src = root.join("src");
     let include = root.join("include");
-    let mut files: Vec<PathBuf> = cmake_sources(&src).unwrap_or_default();
+    let (mut files, backend) = cmake_sources(&src).unwrap_or_else(|| (vec![], "portable".into()));
     let dirs = if files.is_empty() { vec![src.clone(), src.join("arch")] } else { vec![] };
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -263,6 +292,7 @@ fn build_bundled(root: &Path) {
     }
     println!("cargo:include={}", include.display());
     println!("cargo:libdir={}", env::var("OUT_DIR").unwrap());
+    println!("cargo:backend={backend}");
     println!("cargo:build=bundled");
 }
 

@@ -52,11 +52,13 @@
 #                 path without the feature) and run under QEMU_DIR/qemu-s390x;
 #                 skipped with the reason without the target's std (rustup
 #                 target add s390x-unknown-linux-gnu), its gcc or qemu 10
-#   test-windows  both crates' tests built for x86_64-pc-windows-gnu
-#                 (mingw-w64 gcc links them and compiles the bundled
-#                 runtime) and run under wine 8, beside a bcryptprimitives.dll
-#                 of our own (tests/rust/windows/processprng.c: wine 8 lacks
-#                 the ProcessPrng Rust's std imports); skipped with the reason
+#   test-windows  both crates' tests and the mixed C + Rust test built for
+#                 x86_64-pc-windows-gnu (mingw-w64 gcc links them and compiles
+#                 the bundled runtime and the C sites) and run under wine 8,
+#                 beside a bcryptprimitives.dll of our own
+#                 (tests/rust/windows/processprng.c: wine 8 lacks the
+#                 ProcessPrng Rust's std imports): patched sites, the torture
+#                 also with the VirtualProtect writer; skipped with the reason
 #                 without the target's std, mingw-w64 or wine
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
@@ -316,7 +318,11 @@ test-windows)
   mkdir -p "$build/os"
   # Unit and integration tests (doctests are the host's: rust_test_bundled).
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys-sys -p statickeys \
-    --target $t --tests -- "${targs[@]}"
+    -p statickeys-test-mixed --target $t --tests -- "${targs[@]}"
+  # The torture again with the other writer (STATICKEYS_WRITER=mprotect:
+  # VirtualProtect on Windows).
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect \
+    "$cargo" test -p statickeys --target $t --test torture -- "${targs[@]}"
   ;;
 *)
   echo "unknown step $step" >&2

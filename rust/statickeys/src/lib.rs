@@ -74,10 +74,11 @@
 //!   that turns it on while bpftrace or perf is attached.
 //! - Linux, FreeBSD, macOS and Windows (`x86_64-pc-windows-gnu`: no control
 //!   socket there); no `CodeManipulator` generic.  Sites are patched on
-//!   Linux x86-64, i686 and riscv64; elsewhere (or with the `portable` feature)
-//!   a site tests an atomic flag, like the C library's portable backend:
-//!   the same API, names, commits and control socket, and
-//!   [`Stats::backend`] says `"portable"` when the runtime is that one.
+//!   Linux x86-64, i686 and riscv64 and on Windows x86-64; elsewhere (or
+//!   with the `portable` feature) a site tests an atomic flag, like the C
+//!   library's portable backend: the same API, names, commits and control
+//!   socket, and [`Stats::backend`] says `"portable"` when the runtime is
+//!   that one.
 #![no_std]
 #![warn(missing_docs)]
 // The examples show whole programs, main included, as users write them.
@@ -90,9 +91,10 @@ use core::marker::PhantomData;
 
 pub use statickeys_sys as sys;
 
-// Sites are patched on Linux; on FreeBSD, macOS and Windows (mingw-w64, the
-// windows-gnu targets) the bundled runtime is the portable backend and every
-// site tests the key's flag (as with `portable`).
+// Sites are patched where the cfg `sk_patched` says (build.rs: Linux
+// x86-64, i686 and riscv64, Windows x86-64, unless the runtime is the
+// portable backend); on FreeBSD, macOS and the other targets every site
+// tests the key's flag (as with `portable`).
 #[cfg(not(any(
     target_os = "linux",
     target_os = "freebsd",
@@ -530,7 +532,7 @@ pub mod __private {
     pub fn site_table() -> &'static [crate::sys::sk_site_entry] {
         let (s0, s1, _, _) = crate::registration::tables();
         if s0.is_null() {
-            return &[]; // no site table (PE)
+            return &[]; // no site table (Mach-O)
         }
         // The linker's bounds of a section of 16-byte entries.
         unsafe { core::slice::from_raw_parts(s0, (s1 as usize - s0 as usize) / 16) }
@@ -587,7 +589,7 @@ macro_rules! __define_static_key {
 
 // The key listed in the object's "sk_keys" section, like the C macros'
 // keys, so the runtime names it even without sites.  "R": lld must keep it.
-#[cfg(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))))]
+#[cfg(all(sk_patched, target_arch = "x86_64", target_os = "linux"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -606,10 +608,7 @@ macro_rules! __list_static_key {
 // all of them): a pointer placed in "sk_keys" by the compiler; #[used]
 // keeps it (and marks it retained where the target supports it).  Mach-O
 // names a section with its segment (statickeys/section.h).
-#[cfg(all(
-    not(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux"))))),
-    not(windows)
-))]
+#[cfg(all(not(all(sk_patched, target_arch = "x86_64", target_os = "linux")), not(windows)))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __list_static_key {
@@ -671,12 +670,8 @@ macro_rules! static_branch_likely {
 // A patched site: one asm goto whose template (__site_template!, per
 // architecture) emits the instruction at "2:", chosen as (initial ^ likely),
 // and its sk_sites entry, byte for byte the C header's.  The label is "2:"
-// because labels made of 0s and 1s trip the binary_asm_labels lint; nostack
-// keeps LLVM from realigning the stack on the taken path.
-#[cfg(all(
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(any(feature = "portable", not(target_os = "linux")))
-))]
+// because labels made of 0s and 1s trip the binary_asm_labels lint.
+#[cfg(sk_patched)]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {
@@ -689,26 +684,59 @@ macro_rules! __static_branch {
     (@site $key:path, $jump:expr, $likely:literal) => {
         'sk_site: {
             unsafe {
-                $crate::__private::asm!(
-                    $crate::__site_template!(),
-                    key = sym $key,
-                    likely = const $likely as u32,
-                    jump = const $jump,
-                    yes = label {
-                        break 'sk_site !$likely;
-                    },
-                    options(nostack),
-                );
+                $crate::__site_asm!($key, $jump, $likely, {
+                    break 'sk_site !$likely;
+                });
             }
             $likely
         }
     };
 }
 
-// x86-64 (include/statickeys/arch/x86_64.h): a NOP5 or a JMP rel32 to the
-// "yes" label, and an entry {site, target, key@GOTPCREL, likely} of four
-// relative 32-bit fields in "sk_sites".
-#[cfg(all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))))]
+// The site's asm goto, with the architecture's options (__site_asm! passes
+// them first, in brackets).  nostack keeps LLVM from realigning the stack
+// on the taken path.
+#[cfg(sk_patched)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_asm_with {
+    ([$($option:ident),*], $key:path, $jump:expr, $likely:literal, $yes:block) => {
+        $crate::__private::asm!(
+            $crate::__site_template!(),
+            key = sym $key,
+            likely = const $likely as u32,
+            jump = const $jump,
+            yes = label $yes,
+            options(nostack $(, $option)*),
+        )
+    };
+}
+
+// x86: AT&T syntax, although the templates are directives only: in the
+// Intel dialect LLVM drops every '$' of an inline asm string, and PE's
+// grouped section names need theirs ("sk_sites$m").
+#[cfg(all(sk_patched, any(target_arch = "x86_64", target_arch = "x86")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_asm {
+    ($($site:tt)*) => {
+        $crate::__site_asm_with!([att_syntax], $($site)*)
+    };
+}
+
+#[cfg(all(sk_patched, not(any(target_arch = "x86_64", target_arch = "x86"))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_asm {
+    ($($site:tt)*) => {
+        $crate::__site_asm_with!([], $($site)*)
+    };
+}
+
+// x86-64 ELF (include/statickeys/arch/x86_64.h): a NOP5 or a JMP rel32 to
+// the "yes" label, and an entry {site, target, key@GOTPCREL, likely} of
+// four relative 32-bit fields in "sk_sites".
+#[cfg(all(sk_patched, target_arch = "x86_64", not(windows)))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -724,11 +752,47 @@ macro_rules! __site_template {
     };
 }
 
+// x86-64 PE (Windows, mingw-w64; statickeys/arch/x86_64.h and asm_goto.h):
+// the same instruction.  PE has no GOT: the entry's key field points at a
+// slot of the site's own, in ".rdata$sk_slots".  The entry goes to the
+// grouped section "sk_sites$m", which the linker sorts between the markers
+// in "sk_sites$a" and "sk_sites$z" (registration.rs).  Rust links with
+// --gc-sections, and GNU ld for PE drops a section nothing refers to (PE
+// has no retain flag): the first site of each object file (.ifndef) puts
+// its entry's image-relative address in ".xdata$sk", which the linker
+// always keeps (its default script: KEEP(*(.xdata*))) and nothing reads
+// (the unwinder finds .xdata only through .pdata), so the object's whole
+// "sk_sites$m" stays, and with it the slots and keys its entries name.
+// As the C header's.
+#[cfg(all(sk_patched, target_arch = "x86_64", windows))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_template {
+    () => {
+        concat!(
+            $crate::__x86_site_insn!(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"),
+            ".pushsection .rdata$sk_slots, \"dr\"\n",
+            ".balign 8\n",
+            "3: .quad {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!(
+                "sk_sites$m, \"dr\"",
+                ".ifndef .Lsk__sites_kept\n",
+                ".set .Lsk__sites_kept, 1\n",
+                ".pushsection .xdata$sk, \"dr\"\n",
+                ".long 4b@IMGREL\n",
+                ".popsection\n",
+                ".endif\n"
+            ),
+        )
+    };
+}
+
 // i686 (statickeys/arch/i386.h): the kernel's 32-bit NOP5 (3e 8d 74 26 00)
 // or a JMP rel32; the entry's key field points at the site's own 4-byte key
 // slot in ".data.rel.ro.sk_keyslots" (i386 has no PC-relative GOT data
 // relocation).
-#[cfg(all(target_arch = "x86", not(any(feature = "portable", not(target_os = "linux")))))]
+#[cfg(all(sk_patched, target_arch = "x86"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -739,7 +803,7 @@ macro_rules! __site_template {
             ".balign 4\n",
             "3: .long {key}\n",
             ".popsection\n",
-            $crate::__site_entry_via_slot!(),
+            $crate::__site_entry_via_slot!("sk_sites, \"a?R\""),
         )
     };
 }
@@ -747,7 +811,7 @@ macro_rules! __site_template {
 // riscv64 (statickeys/arch/riscv64.h): a 4-aligned, never compressed NOP or
 // "j" (JAL x0) to the "yes" label; the entry's key field points at the
 // site's own 8-byte key slot.
-#[cfg(all(target_arch = "riscv64", not(any(feature = "portable", not(target_os = "linux")))))]
+#[cfg(all(sk_patched, target_arch = "riscv64"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_template {
@@ -767,14 +831,14 @@ macro_rules! __site_template {
             ".balign 8\n",
             "3: .quad {key}\n",
             ".popsection\n",
-            $crate::__site_entry_via_slot!(),
+            $crate::__site_entry_via_slot!("sk_sites, \"a?R\""),
         )
     };
 }
 
 // The x86 instruction at "2:": a JMP rel32 to the "yes" label, or the
 // ABI's 5-byte no-op @nop.
-#[cfg(all(any(target_arch = "x86_64", target_arch = "x86"), not(any(feature = "portable", not(target_os = "linux")))))]
+#[cfg(all(sk_patched, any(target_arch = "x86_64", target_arch = "x86")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __x86_site_insn {
@@ -791,30 +855,27 @@ macro_rules! __x86_site_insn {
     };
 }
 
-// The sk_sites entry of a site whose key slot is at "3:".
+// The sk_sites entry, at "4:", of a site whose key slot is at "3:", in
+// the section @section (its name and flags), followed there by @more.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site_entry_via_slot {
-    () => {
+    ($section:literal $(, $more:literal)*) => {
         concat!(
-            ".pushsection sk_sites, \"a?R\"\n",
+            ".pushsection ", $section, "\n",
             ".balign 4\n",
-            ".long 2b - ., {yes} - .\n",
+            "4: .long 2b - ., {yes} - .\n",
             ".long 3b - ., {likely}\n",
+            $($more,)*
             ".popsection",
         )
     };
 }
 
-// Every other architecture (x86-64, i686 and riscv64 patch), or the
-// `portable` feature: the site tests the
-// key's state (both macros are true when the key is on), as the C library
-// does where it patches nothing.
-#[cfg(not(any(
-    all(target_arch = "x86_64", not(any(feature = "portable", not(target_os = "linux")))),
-    all(target_arch = "x86", not(any(feature = "portable", not(target_os = "linux")))),
-    all(target_arch = "riscv64", not(any(feature = "portable", not(target_os = "linux"))))
-)))]
+// Everywhere else (build.rs: sk_patched), or the `portable` feature: the
+// site tests the key's state (both macros are true when the key is on), as
+// the C library does where it patches nothing.
+#[cfg(not(sk_patched))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_branch {

@@ -177,11 +177,16 @@ pub(crate) fn tables() -> (
     )
 }
 
-/// PE (Windows): no linker-made bounds, and no site table (the portable
-/// backend).  The key listing is the grouped section "sk_keys$m", which
-/// the linker sorts between "sk_keys$a" and "sk_keys$z": one null marker in
-/// each, this object's copy of this crate's (statickeys/section_pe.h does
-/// the same for C files; the runtime skips null entries).
+/// PE (Windows): no linker-made bounds.  Each table is a grouped section
+/// that the linker sorts by suffix: the entries in "sk_sites$m" and
+/// "sk_keys$m" (lib.rs), between one-entry null markers in "$a" and "$z".
+/// The markers are statickeys/section_pe.h's for C files, under the same
+/// names and as the same COMDATs (gcc's selectany: one same-size copy kept
+/// per program or DLL), so that an object with C and Rust files has one of
+/// each and its C and Rust constructors register the very same tables,
+/// which the runtime counts once (as ELF's __start_ symbols).  The site
+/// table is empty where sites test flags; the runtime skips null key
+/// listings.
 #[cfg(windows)]
 pub(crate) fn tables() -> (
     *const sys::sk_site_entry,
@@ -189,22 +194,67 @@ pub(crate) fn tables() -> (
     *const *mut sys::sk_key,
     *const *mut sys::sk_key,
 ) {
-    #[used]
-    #[unsafe(link_section = "sk_keys$a")]
-    static KEYS_START: [crate::__private::KeyListing; 1] =
-        [crate::__private::KeyListing(core::ptr::null())];
-    #[used]
-    #[unsafe(link_section = "sk_keys$z")]
-    static KEYS_STOP: [crate::__private::KeyListing; 1] =
-        [crate::__private::KeyListing(core::ptr::null())];
-    let start: *const *mut sys::sk_key = (&raw const KEYS_START).cast();
+    unsafe extern "C" {
+        static sk__sites_pe_start: [sys::sk_site_entry; 1];
+        static sk__sites_pe_stop: [sys::sk_site_entry; 1];
+        static sk__keys_pe_start: [*mut sys::sk_key; 1];
+        static sk__keys_pe_stop: [*mut sys::sk_key; 1];
+    }
+    // Each table begins after its start marker and ends where its stop
+    // marker begins.
+    let sites: *const sys::sk_site_entry = (&raw const sk__sites_pe_start).cast();
+    let keys: *const *mut sys::sk_key = (&raw const sk__keys_pe_start).cast();
     (
-        core::ptr::null(),
-        core::ptr::null(),
-        start.wrapping_add(1),
-        (&raw const KEYS_STOP).cast(),
+        sites.wrapping_add(1),
+        (&raw const sk__sites_pe_stop).cast(),
+        keys.wrapping_add(1),
+        (&raw const sk__keys_pe_stop).cast(),
     )
 }
+
+// C symbol names in assembly: 32-bit x86 prefixes them with '_'.
+#[cfg(all(windows, target_arch = "x86"))]
+macro_rules! c_name {
+    ($name:literal) => {
+        concat!("_", $name)
+    };
+}
+
+#[cfg(all(windows, not(target_arch = "x86")))]
+macro_rules! c_name {
+    ($name:literal) => {
+        $name
+    };
+}
+
+// One marker, in assembly (Rust has no COMDAT of its own choosing): a
+// global of @size zero bytes aligned to @align, alone in a same-size COMDAT
+// section, as gcc emits a selectany object.
+#[cfg(windows)]
+macro_rules! pe_marker {
+    ($section:literal, $name:literal, $size:literal, $align:literal) => {
+        concat!(
+            ".pushsection ", $section, ", \"dr\", same_size, ", c_name!($name), "\n",
+            ".globl ", c_name!($name), "\n",
+            ".balign ", $align, "\n",
+            c_name!($name), ":\n",
+            ".zero ", $size, "\n",
+            ".popsection",
+        )
+    };
+}
+
+// C's `const struct sk__site_entry[1]` (four ints) and `struct sk_key
+// *const[1]`.
+#[cfg(windows)]
+core::arch::global_asm!(
+    pe_marker!("sk_sites$a", "sk__sites_pe_start", "{entry}", "4"),
+    pe_marker!("sk_sites$z", "sk__sites_pe_stop", "{entry}", "4"),
+    pe_marker!("sk_keys$a", "sk__keys_pe_start", "{ptr}", "{ptr}"),
+    pe_marker!("sk_keys$z", "sk__keys_pe_stop", "{ptr}", "{ptr}"),
+    entry = const core::mem::size_of::<sys::sk_site_entry>(),
+    ptr = const core::mem::size_of::<*mut sys::sk_key>(),
+);
 
 extern "C" fn register() {
     let (s0, s1, k0, k1) = tables();

@@ -427,10 +427,7 @@ macro_rules! trace {
 
 // The site: the tracepoint is a false key (an unlikely branch, initially
 // the NOP) wherever the crate patches sites, else its key's flag.
-#[cfg(all(
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(any(feature = "portable", not(target_os = "linux")))
-))]
+#[cfg(sk_patched)]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_branch {
@@ -439,10 +436,7 @@ macro_rules! __trace_branch {
     };
 }
 
-#[cfg(not(all(
-    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"),
-    not(any(feature = "portable", not(target_os = "linux")))
-)))]
+#[cfg(not(sk_patched))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __trace_branch {

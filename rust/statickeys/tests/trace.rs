@@ -6,6 +6,9 @@ use std::sync::Mutex;
 
 use statickeys::ErrorKind;
 
+mod common;
+use common::{entry_key, PATCHED};
+
 /// The tests share the tracepoints: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -268,7 +271,7 @@ fn the_key_turns_the_site_on_and_off() {
     fire_tick(1, 1); // on, with no probe: the USDT NOP only
     key.disable().unwrap();
     assert!(!rtest_tick::enabled());
-    if !statickeys::__private::site_table().is_empty() {
+    if PATCHED {
         // Sites of this test program whose key is the tracepoint (where
         // the crate patches sites: not the portable backend, nor aarch64).
         let me = key.as_raw() as usize;
@@ -278,13 +281,6 @@ fn the_key_turns_the_site_on_and_off() {
             .count();
         assert!(sites >= 1, "the tracepoint's sites are in sk_sites");
     }
-}
-
-/// The key an sk_sites entry names: its key field is the offset, from the
-/// field, of a slot holding the key's address (the GOT's on x86-64).
-fn entry_key(e: &statickeys::sys::sk_site_entry) -> usize {
-    let slot = (&e.key as *const i32 as isize + e.key as isize) as *const usize;
-    unsafe { *slot }
 }
 
 /// The semaphore written as the kernel writes it when a tracer attaches:

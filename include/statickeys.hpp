@@ -136,6 +136,19 @@ inline void throw_if(int r, const char *what)
 		".balign " SK__CXX_PTR_SIZE "\n\t"                            \
 		SK__CXX_PTR " 0 + " SK__CXX_KEY_SYM "\n\t"                   \
 		".popsection" : : SK__CXX_KEY_CONSTRAINT(keyp))
+#elif defined(__GNUC__) && !defined(__clang__) && defined(_WIN32) &&         \
+	defined(__x86_64__) && defined(__SEH__)
+/* PE (mingw-w64 gcc): the listing entry in "sk_keys$m", between section_pe.h's
+ * markers, back to the function's section with .seh_code, as a site does
+ * (statickeys/arch/asm_goto.h); the reference from ".xdata$sk" keeps it
+ * under --gc-sections. */
+#define SK__CXX_LISTING(keyp)                                                \
+	__asm__(".section sk_keys$m, \"dr\"\n\t"                              \
+		".balign 8\n\t"                                              \
+		"5: .quad 0 + %p0\n\t"                                        \
+		".section .xdata$sk, \"dr\"\n\t"                              \
+		".rva 5b\n\t"                                                 \
+		".seh_code" : : "X"(keyp))
 #else
 #define SK__CXX_LISTING(keyp) ((void)0)
 #endif

@@ -9,7 +9,7 @@
  * - a handler that leaves by siglongjmp(): updates after the jump work, from
  *   a shallow frame and from one deeper on the stack than the handler was;
  * - sigaction() reports the program's own handler and flags as the old
- *   action, not the runtime's trampoline, and SIG_IGN/SIG_DFL pass as given.
+ *   action, as the program set them, and SIG_IGN/SIG_DFL pass as given.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -25,7 +25,7 @@
  *   sigsuspend, pselect, ppoll,           the mask held while waiting,
  *   epoll_pwait, epoll_pwait2             which handlers run under
  *   sighold, sigset(SIG_HOLD), sigblock, sigsetmask   (the old APIs)
- *   signal, bsd_signal, sysv_signal       handlers (see the trampoline below)
+ *   signal, bsd_signal, sysv_signal       handlers (see sigaction below)
  *
  * musl has no pthread_attr_setsigmask_np, setcontext family, __longjmp_chk,
  * epoll_pwait2, sigblock, sigsetmask or sysv_signal: their wrappers are
@@ -45,9 +45,9 @@
  * library directly (threads_check.c still finds what they block).
  *
  * sigaction (and signal, bsd_signal, sysv_signal, sigset, which glibc
- * implements with its internal sigaction) also puts every handler behind a
- * trampoline that counts it (arch/x86_64/signal_depth.c), and the jumps tell it when
- * a handler is left.
+ * implements with its internal sigaction) also counts each change of
+ * SIGTRAP's action, so that an update knows whether its SIGTRAP handler is
+ * still the installed one without asking the kernel (sigtrap.c).
  *
  * What it cannot see: masks set by raw system calls, by the C library
  * internally (briefly, in pthread_create and posix_spawn, and for good in its
@@ -403,7 +403,7 @@ SK_EXPORT int WRAPPER(pthread_attr_setsigmask_np)(pthread_attr_t *attr,
 static int install_action(int sig, const struct sigaction *act,
 			  struct sigaction *old)
 {
-	struct sigaction copy, wrapped;
+	struct sigaction copy;
 
 	/* A handler running with SIGTRAP in its mask would be killed at a
 	 * changing site.  The kernel still blocks a SIGTRAP handler's own
@@ -414,19 +414,7 @@ static int install_action(int sig, const struct sigaction *act,
 		sigdelset(&copy.sa_mask, SIGTRAP);
 		act = &copy;
 	}
-	/* The handler runs behind the trampoline that counts it
-	 * (arch/x86_64/signal_depth.c); the old action names the program's own. */
-	if (act && old) {
-		/* Read the old action first: the trampoline's record of the
-		 * program's handler is about to change. */
-		if (install_action(sig, NULL, old) != 0)
-			return -1;
-		return install_action(sig, act, NULL);
-	}
-	act = sk__signal_trampoline_wrap(sig, act, &wrapped);
 	int r = CALL_REAL(sigaction, sig, act, old);
-	if (r == 0)
-		sk__signal_trampoline_unwrap(sig, old);
 	/* Counted once the action is in place: a batch that read the count
 	 * before this sees a new one at its next look (sigtrap.c). */
 	if (r == 0 && act && sig == SIGTRAP)
@@ -523,42 +511,11 @@ static void strip_saved_mask(struct __jmp_buf_tag *env)
 		sigdelset(JB_MASK(env), SIGTRAP);
 }
 
-/*
- * The stack pointer the jump returns to.  glibc stores it mangled with the
- * thread's pointer guard (PTR_MANGLE), musl as it is.  The layouts:
- *   x86-64  word 6 (JB_RSP); mangled: xor with %fs:0x30, rotate left 17
- *   i386    word 4 (JB_SP);  mangled: xor with %gs:0x18, rotate left 9
- * (the guard's offset in each C library's thread control block).
- */
-#if defined(__x86_64__)
-#define JB_SP 6
-#define GUARD_LOAD "mov %%fs:0x30, %0"
-#define GUARD_ROL 17
-#elif defined(__i386__)
-#define JB_SP 4
-#define GUARD_LOAD "mov %%gs:0x18, %0"
-#define GUARD_ROL 9
-#endif
-#define WORD_BITS (8 * sizeof(uintptr_t))
-
-static uintptr_t jump_target_sp(struct __jmp_buf_tag *env)
-{
-#ifdef __GLIBC__
-	uintptr_t v = (uintptr_t)env->__jmpbuf[JB_SP], guard;
-
-	__asm__(GUARD_LOAD : "=r"(guard));
-	return ((v >> GUARD_ROL) | (v << (WORD_BITS - GUARD_ROL))) ^ guard;
-#else
-	return (uintptr_t)env->__jb[JB_SP];
-#endif
-}
-
-/* A jump out of a signal handler leaves it (arch/x86_64/signal_depth.c). */
+/* A jump restores the mask sigsetjmp saved: without SIGTRAP. */
 #define WRAP_JUMP(name)                                                      \
 	SK_EXPORT void WRAPPER(name)(struct __jmp_buf_tag env[1], int val)            \
 	{                                                                    \
 		strip_saved_mask(env);                                       \
-		sk__signal_depth_jump(jump_target_sp(env));                  \
 		if (!REAL(name))                                             \
 			lookup();                                            \
 		if (REAL(name))                                              \
@@ -648,17 +605,14 @@ SK_EXPORT sighandler_t WRAPPER(sigset)(int sig, sighandler_t disp)
 	sighandler_t r = REAL(sigset)(sig, disp);
 	if (r == SIG_ERR)
 		return r;
-	/* The C library installed @disp past our sigaction: put it behind
-	 * the trampoline, and name the program's handler in the result. */
-	struct sigaction prev = { .sa_flags = SA_SIGINFO };
-	prev.sa_handler = r;
-	sk__signal_trampoline_unwrap(sig, &prev);
+	/* The C library installed @disp past our sigaction: install it
+	 * again through it, which keeps SIGTRAP out of the handler's mask. */
 	if (disp != SIG_HOLD && disp != SIG_DFL && disp != SIG_IGN) {
 		struct sigaction cur;
 		if (CALL_REAL(sigaction, sig, NULL, &cur) == 0)
 			(void)install_action(sig, &cur, NULL);
 	}
-	return prev.sa_handler;
+	return r;
 }
 #endif
 

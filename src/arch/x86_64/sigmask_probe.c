@@ -174,8 +174,6 @@ void sk__arch_init(void)
 	bool trap_blocked = true;
 	if (reached < 0)
 		probe(&trap_blocked);
-	if (reached)
-		sk__signal_depth_track();
 	/* A program started with SIGTRAP blocked (an inherited mask survives
 	 * exec) would keep it in this thread and every thread it creates. */
 	if (trap_blocked && sk__sigmask_wrappers_active()) {

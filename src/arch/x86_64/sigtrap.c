@@ -86,10 +86,6 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
 	uintptr_t addr = sk__arch_trap_address(info, uc);
 	uintptr_t resume = addr ? sk__trap_resolve(addr) : 0;
 
-	/* Counted as a handler, for the chained one: an update from it is
-	 * refused (-EDEADLK), as from any handler. */
-	sk__signal_depth_enter(uc);
-
 	if (resume) {
 		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
 		sk__arch_set_pc(uc, resume);
@@ -97,7 +93,6 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
 	} else {
 		chain(sig, info, uc);
 	}
-	sk__signal_depth_leave();
 	errno = saved_errno;
 }
 

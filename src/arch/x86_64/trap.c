@@ -107,6 +107,8 @@ static bool index_has(const struct site_index *s, uintptr_t addr)
 	return false;
 }
 
+/* One look: where to resume a thread that trapped at @addr, or 0 if not
+ * ours (*@again: a batch may have been published meanwhile: look again). */
 static uintptr_t resolve_once(uintptr_t addr, bool *again)
 {
 	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);

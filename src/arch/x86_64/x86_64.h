@@ -57,8 +57,7 @@ void sk__threads_after_fork_child(void);
  * dlopen and the C library's definitions come first). */
 bool sk__sigmask_wrappers_active(void);
 /* sk__sigmask_wrappers_reached - the program's calls reach the wrappers,
- * whatever STATICKEYS_KEEP_SIGTRAP says (its handlers are then counted:
- * arch/x86_64/signal_depth.c). */
+ * whatever STATICKEYS_KEEP_SIGTRAP says. */
 bool sk__sigmask_wrappers_reached(void);
 /* sk__sigmask_keeps_sigtrap - STATICKEYS_KEEP_SIGTRAP is not 0. */
 bool sk__sigmask_keeps_sigtrap(void);
@@ -82,32 +81,5 @@ unsigned long sk__sigmask_sigtrap_actions(void);
  * link line) in a program without a dynamic linker that was linked without
  * the wrappers (sigmask_probe.c). */
 int sk__sigmask_link_check(void);
-
-/* ---- signal_depth.c: is this thread running a signal handler? ----------- */
-
-/* sk__signal_depth_enter/leave - around a signal handler (@ucontext: the
- * handler's third argument, or NULL). */
-void sk__signal_depth_enter(const void *ucontext);
-void sk__signal_depth_leave(void);
-/* sk__signal_depth_jump - a siglongjmp()/longjmp() to a frame whose stack
- * pointer is @target_sp: the handlers it leaves are no longer running. */
-void sk__signal_depth_jump(uintptr_t target_sp);
-/* sk__signal_depth_in_handler - the caller runs inside a counted handler. */
-bool sk__signal_depth_in_handler(void);
-/* sk__signal_depth_track - the program's handlers pass through
- * sk__signal_trampoline_wrap() (set by the mask wrappers when they see they
- * are reached); sk__signal_depth_tracked() tells. */
-void sk__signal_depth_track(void);
-bool sk__signal_depth_tracked(void);
-struct sigaction;
-/* sk__signal_trampoline_wrap - the action to install instead of @act: the
- * trampoline that counts the handler (in @copy), or @act itself when there
- * is no handler to count (SIG_DFL, SIG_IGN, NULL). */
-const struct sigaction *sk__signal_trampoline_wrap(int sig,
-						    const struct sigaction *act,
-						    struct sigaction *copy);
-/* sk__signal_trampoline_unwrap - make an old action read back from the
- * kernel name the program's handler and flags, not the trampoline. */
-void sk__signal_trampoline_unwrap(int sig, struct sigaction *old);
 
 #endif /* SK_ARCH_X86_64_H */

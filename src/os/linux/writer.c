@@ -32,10 +32,9 @@
 #include <unistd.h>
 
 #include "os/os.h"
-#include "statickeys/config.h"
 
-enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
-	      W_NONE = -1, W_UNPROBED = -2 };
+enum writer { W_PROCMEM = SK__W_PROCMEM, W_MPROTECT = SK__W_MPROTECT,
+	      W_NONE = SK__W_NONE, W_UNPROBED = SK__W_UNPROBED };
 
 static int current = W_UNPROBED;
 static size_t page_size;
@@ -113,44 +112,25 @@ static const char *name_of(int w)
 							   : "none";
 }
 
+static const char *refused_of(int w)
+{
+	return w == W_PROCMEM ? "/proc/self/mem" : "mprotect RWX";
+}
+
+static const struct sk__writer_ops ops = { probe, name_of, refused_of };
+
 int sk__writer_ready(void)
 {
-	if (current != W_UNPROBED)
-		return current == W_NONE ? -EPERM : 0;
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	int want = sk__setting(SK__SETTING_WRITER) == 1 ? W_MPROTECT
-							 : W_PROCMEM;
-	int r = probe(want);
-	if (r == 0) {
-		current = want;
-		return 0;
+	if (current == W_UNPROBED) {
+		page_size = (size_t)sysconf(_SC_PAGESIZE);
+		current = sk__writer_choose(&ops);
 	}
-	int other = want == W_PROCMEM ? W_MPROTECT : W_PROCMEM;
-	int r2 = probe(other);
-	if (r2 == 0) {
-		sk__warn("writer %s unavailable (%s); using %s", name_of(want),
-			 strerror(-r), name_of(other));
-		current = other;
-		return 0;
-	}
-	sk__warn("cannot write code: /proc/self/mem (%s) and mprotect RWX (%s) "
-		 "both refused; key updates will fail with EPERM",
-		 strerror(want == W_PROCMEM ? -r : -r2),
-		 strerror(want == W_PROCMEM ? -r2 : -r));
-	current = W_NONE;
-	return -EPERM;
+	return current == W_NONE ? -EPERM : 0;
 }
 
 int sk__writer_select(int writer)
 {
-	if (writer != W_PROCMEM && writer != W_MPROTECT)
-		return -EINVAL;
-	if (current == W_UNPROBED)
-		(void)sk__writer_ready();
-	if (probe(writer) != 0)
-		return -ENOTSUP;
-	current = writer;
-	return 0;
+	return sk__writer_switch(&ops, &current, writer);
 }
 
 /* Apply the open (RWX) or closed (the segment's own) protection to the code
@@ -159,27 +139,17 @@ int sk__writer_select(int writer)
  * known segment get their own pages. */
 static int protect_spans(const struct sk__span *spans, size_t n, bool open)
 {
-	uintptr_t done_hi = 0;
+	uintptr_t done = 0, lo, hi;
 
 	for (size_t i = 0; i < n;) {
 		const struct sk__segment *seg = spans[i].segment;
-		size_t j = i + 1;
-		while (seg && j < n && spans[j].segment == seg)
-			j++;
-		uintptr_t lo = page_of(spans[i].addr);
-		uintptr_t hi = page_of(spans[j - 1].addr + spans[j - 1].len - 1) +
-			       page_size;
-		i = j;
-		if (lo < done_hi)
-			lo = done_hi;
-		if (lo >= hi)
+		if (!sk__span_range(spans, n, &i, page_size, &done, &lo, &hi))
 			continue;
 		int base = seg ? seg->prot : PROT_READ | PROT_EXEC;
 		int r = set_prot(lo, hi - lo, open ? base | PROT_WRITE | PROT_EXEC
 						   : base);
 		if (r)
 			return r;
-		done_hi = hi;
 	}
 	return 0;
 }
@@ -212,33 +182,12 @@ int sk__writer_end(const struct sk__span *spans, size_t n)
 	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;
 }
 
-/*
- * volatile byte stores: the compiler may not merge or reorder them into
- * something wider than we expect.  Not instrumented by ThreadSanitizer: it
- * keeps no shadow memory for code and crashes on a store to it; the
- * ordering of these stores is the int3 protocol's, not a lock's.
- */
-#if defined(__has_attribute)
-#if __has_attribute(no_sanitize)
-__attribute__((no_sanitize("thread")))
-#endif
-#endif
-static void store_code(const struct sk__span *s)
-{
-	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
-
-	/* Only the bytes that differ: step 1 changes byte 0 of each site. */
-	for (size_t j = 0; j < s->len; j++)
-		if (dst[j] != s->bytes[j])
-			dst[j] = s->bytes[j];
-}
-
 int sk__writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
 			if (!store_site_word(&spans[i]))
-				store_code(&spans[i]);
+				sk__store_code(&spans[i]);
 		} else {
 			int r = procmem_write(spans[i].addr, spans[i].bytes,
 					      spans[i].len);

@@ -32,10 +32,9 @@
 #include <string.h>
 
 #include "os/os.h"
-#include "statickeys/config.h"
 
-enum writer { W_PROCMEM = SK_WRITER_PROCMEM, W_MPROTECT = SK_WRITER_MPROTECT,
-	      W_NONE = -1, W_UNPROBED = -2 };
+enum writer { W_PROCMEM = SK__W_PROCMEM, W_MPROTECT = SK__W_MPROTECT,
+	      W_NONE = SK__W_NONE, W_UNPROBED = SK__W_UNPROBED };
 
 static int current = W_UNPROBED;
 static size_t page_size;
@@ -113,46 +112,22 @@ static const char *name_of(int w)
 				 : "none";
 }
 
+static const struct sk__writer_ops ops = { probe, name_of, name_of };
+
 int sk__writer_ready(void)
 {
-	if (current != W_UNPROBED)
-		return current == W_NONE ? -EPERM : 0;
-	SYSTEM_INFO si;
-	GetSystemInfo(&si);
-	page_size = si.dwPageSize;
-	int want = sk__setting(SK__SETTING_WRITER) == 1 ? W_MPROTECT
-							 : W_PROCMEM;
-	int r = probe(want);
-	if (r == 0) {
-		current = want;
-		return 0;
+	if (current == W_UNPROBED) {
+		SYSTEM_INFO si;
+		GetSystemInfo(&si);
+		page_size = si.dwPageSize;
+		current = sk__writer_choose(&ops);
 	}
-	int other = want == W_PROCMEM ? W_MPROTECT : W_PROCMEM;
-	int r2 = probe(other);
-	if (r2 == 0) {
-		sk__warn("writer %s unavailable (%s); using %s", name_of(want),
-			 sk__strerror(-r), name_of(other));
-		current = other;
-		return 0;
-	}
-	sk__warn("cannot write code: WriteProcessMemory (%s) and VirtualProtect "
-		 "(%s) both refused; key updates will fail with EPERM",
-		 sk__strerror(want == W_PROCMEM ? -r : -r2),
-		 sk__strerror(want == W_PROCMEM ? -r2 : -r));
-	current = W_NONE;
-	return -EPERM;
+	return current == W_NONE ? -EPERM : 0;
 }
 
 int sk__writer_select(int writer)
 {
-	if (writer != W_PROCMEM && writer != W_MPROTECT)
-		return -EINVAL;
-	if (current == W_UNPROBED)
-		(void)sk__writer_ready();
-	if (probe(writer) != 0)
-		return -ENOTSUP;
-	current = writer;
-	return 0;
+	return sk__writer_switch(&ops, &current, writer);
 }
 
 /* Give every opened range its own protection back, last first. */
@@ -174,20 +149,10 @@ static int close_ranges(void)
  * its first span's page to its last's (spans are sorted by address). */
 static int open_ranges(const struct sk__span *spans, size_t n)
 {
-	uintptr_t done_hi = 0;
+	uintptr_t done = 0, lo, hi;
 
 	for (size_t i = 0; i < n;) {
-		const struct sk__segment *seg = spans[i].segment;
-		size_t j = i + 1;
-		while (seg && j < n && spans[j].segment == seg)
-			j++;
-		uintptr_t lo = page_of(spans[i].addr);
-		uintptr_t hi = page_of(spans[j - 1].addr + spans[j - 1].len - 1) +
-			       page_size;
-		i = j;
-		if (lo < done_hi)
-			lo = done_hi;
-		if (lo >= hi)
+		if (!sk__span_range(spans, n, &i, page_size, &done, &lo, &hi))
 			continue;
 		if (nopened == OPEN_MAX)
 			return -E2BIG;
@@ -198,7 +163,6 @@ static int open_ranges(const struct sk__span *spans, size_t n)
 		opened[nopened].lo = lo;
 		opened[nopened].hi = hi;
 		nopened++;
-		done_hi = hi;
 	}
 	return 0;
 }
@@ -226,22 +190,11 @@ int sk__writer_end(const struct sk__span *spans, size_t n)
 	return current == W_MPROTECT ? close_ranges() : 0;
 }
 
-/* volatile byte stores, only of the bytes that differ (step 1 changes
- * byte 0 of each site): the compiler may not merge them into wider ones. */
-static void store_code(const struct sk__span *s)
-{
-	volatile unsigned char *dst = (volatile unsigned char *)s->addr;
-
-	for (size_t j = 0; j < s->len; j++)
-		if (dst[j] != s->bytes[j])
-			dst[j] = s->bytes[j];
-}
-
 int sk__writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
-			store_code(&spans[i]);
+			sk__store_code(&spans[i]);
 		} else {
 			int r = procmem_write(spans[i].addr, spans[i].bytes,
 					      spans[i].len);

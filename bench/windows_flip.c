@@ -69,7 +69,7 @@ struct row {
 	int sites;
 	int writer; /* SK_WRITER_PROCMEM, SK_WRITER_MPROTECT */
 	int threads;
-	const char *writer_name;
+	const char *writer_name; /* the STATICKEYS_WRITER word, then sk_stats' */
 	uint64_t *samples; /* ticks per update */
 	size_t n, cap;
 	struct sk_stats delta;
@@ -146,6 +146,7 @@ static void block(struct row *r, int pairs)
 		Sleep(1); /* let them start */
 	}
 	sk_stats_get(&s0);
+	r->writer_name = s0.writer; /* the runtime's own name for it */
 	for (int i = 0; i < pairs; i++) {
 		for (int on = 1; on >= 0; on--) {
 			uint64_t t0 = ticks();
@@ -244,20 +245,18 @@ int main(int argc, char **argv)
 	int pairs1000 = arg(argc, argv, "--pairs1000", 20);
 	int trap_pairs = arg(argc, argv, "--trap-pairs", 10);
 	int calls = arg(argc, argv, "--calls", 2000);
-	struct row rows[] = {
-		{ .sites = 1, .writer = SK_WRITER_PROCMEM, .threads = 0,
-		  .writer_name = "WriteProcessMemory" },
-		{ .sites = 1, .writer = SK_WRITER_MPROTECT, .threads = 0,
-		  .writer_name = "VirtualProtect" },
-		{ .sites = 1000, .writer = SK_WRITER_PROCMEM, .threads = 0,
-		  .writer_name = "WriteProcessMemory" },
-		{ .sites = 1000, .writer = SK_WRITER_MPROTECT, .threads = 0,
-		  .writer_name = "VirtualProtect" },
-		{ .sites = 1000, .writer = SK_WRITER_PROCMEM, .threads = 2,
-		  .writer_name = "WriteProcessMemory" },
-		{ .sites = 1000, .writer = SK_WRITER_MPROTECT, .threads = 2,
-		  .writer_name = "VirtualProtect" },
-	};
+	/* Each shape (sites, threads running them) with both writers; a
+	 * row's writer is named as sk_stats reports it once chosen (block()). */
+	static const int shapes[3][2] = { { 1, 0 }, { 1000, 0 }, { 1000, 2 } };
+	static const int writers[2] = { SK_WRITER_PROCMEM, SK_WRITER_MPROTECT };
+	struct row rows[6] = { { 0 } };
+	for (int i = 0; i < 6; i++) {
+		rows[i].sites = shapes[i / 2][0];
+		rows[i].threads = shapes[i / 2][1];
+		rows[i].writer = writers[i % 2];
+		rows[i].writer_name = writers[i % 2] == SK_WRITER_PROCMEM
+					      ? "procmem" : "mprotect";
+	}
 	const int nrows = (int)(sizeof(rows) / sizeof(rows[0]));
 	LARGE_INTEGER qf, q0, q1;
 	struct sk_stats st;

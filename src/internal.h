@@ -10,6 +10,11 @@
 #include "control/control.h"
 #include "core/core.h"
 #include "os/os.h"
+#include "support/inject.h"
+#include "support/mem.h"
+#include "support/message.h"
+#include "support/settings.h"
+#include "support/stats.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include "arch/x86_64/x86_64.h"
 #endif

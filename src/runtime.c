@@ -19,6 +19,8 @@
 #include "control/control.h"
 #include "core/core.h"
 #include "os/os.h"
+#include "statickeys/stats.h"
+#include "support/settings.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -56,7 +58,8 @@ static void runtime_init_once(void)
 		sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
 	sk__arch_init();
 	if (sk__arch_site_size)
-		sk__sync_init();
+		sk__sync_init(sk__arch_tlb_ipi_serialises,
+			      sk__arch_serialize_self);
 	/* The library's one descriptor for files, /proc/self/mem, taken now
 	 * rather than by the first update: a descriptor taken later is one
 	 * the program could not plan for (os/linux/fd_slot.c).  Its fork handlers

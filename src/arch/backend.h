@@ -3,32 +3,36 @@
  * src/arch/backend.h - the porting contract: what an architecture provides
  * to the runtime.
  *
- * One folder per architecture implements it (src/arch/x86_64/, ...); the
- * rest of the runtime never looks at instruction bytes or signal contexts.
+ * One folder per architecture implements it (src/arch/x86_64/, ...), with
+ * what several share in arch/common/ (the store protocol, the no-op trap
+ * half); the rest of the runtime never looks at instruction bytes.  Nothing
+ * here names an OS type: how a trap reaches the runtime is the OS's (os/os.h,
+ * "trap delivery"), which hands the architecture a trapping address and
+ * asks where the thread resumes.
  * To port: the site macro in include/statickeys/arch/<arch>.h (one
  * instruction, a jump or a no-op, and its sk_sites entry), then these:
  *
- *   site primitives   size, encoding, destination, trap address, set pc,
- *                     serialise self.  Leaves: they call nothing, and the
- *                     OS layer may use them (os/sync.c: sk__arch_serialize_self).
+ *   site primitives   size, encoding, destination, serialise self.
+ *                     Leaves: they call nothing; runtime.c hands
+ *                     sk__arch_serialize_self to the OS's core sync.
  *   batch protocol    sk__patch_apply(): rewrite a batch of sites safely while
  *                     other threads run them, with the OS layer's writer and
  *                     core sync (x86-64: the int3 protocol, 3 syncs; an
  *                     architecture whose jump <-> no-op change is atomic for
  *                     concurrent execution: store, flush, 1 sync).
  *   update admission  sk__arch_update_allowed(): may this update run, given
- *                     the process's threads (x86-64: SIGTRAP deliverable).
+ *                     the process's threads (x86-64: can every thread take
+ *                     the trap; the OS's trap delivery says).
  *   traps             the trap index and stuck sites (no-ops without traps).
  *   fork              sk__arch_after_fork_child().
  *
  * All functions are called with the patch lock held unless noted; return 0
- * or a negative errno; the trap functions run inside a signal handler and
- * must be async-signal-safe.  docs/porting.md has the whole story.
+ * or a negative errno; the trap functions run inside a signal handler (or
+ * its like) and must be async-signal-safe.  docs/porting.md has the whole story.
  */
 #ifndef SK_ARCH_BACKEND_H
 #define SK_ARCH_BACKEND_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,17 +62,7 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 /* sk__arch_destination - where the site instruction @insn at @addr leads. */
 uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn);
 
-/* sk__arch_trap_address - for a trap (POSIX: @siginfo is the SIGTRAP's
- * siginfo_t and @ucontext its context; Windows: the EXCEPTION_RECORD and
- * CONTEXT; untyped so the contract builds on both), the address of the
- * trapping site if it was a breakpoint instruction, else 0.  Defined by
- * the trap handler's OS half (x86-64: sigtrap.c, veh.c).  Signal context. */
-uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext);
-
-/* sk__arch_set_pc - resume the interrupted thread at @pc.  Signal context. */
-void sk__arch_set_pc(void *ucontext, uintptr_t pc);
-
-/* sk__arch_tlb_ipi_serialises - os/sync.c's fallback (revoking write access
+/* sk__arch_tlb_ipi_serialises - os/linux/sync.c's fallback (revoking write access
  * to a page) makes the kernel interrupt every CPU running the process, and
  * the return from that interrupt serialises it (x86-64).  false where TLBs
  * are invalidated by broadcast instructions without interrupts (aarch64):
@@ -76,7 +70,8 @@ void sk__arch_set_pc(void *ucontext, uintptr_t pc);
 extern const bool sk__arch_tlb_ipi_serialises;
 
 /* sk__arch_serialize_self - make this CPU refetch instructions (used where
- * membarrier does not serialise the caller, Linux < 5.11). */
+ * membarrier does not serialise the caller, Linux < 5.11: runtime.c gives
+ * it, and sk__arch_tlb_ipi_serialises, to sk__sync_init). */
 void sk__arch_serialize_self(void);
 
 
@@ -104,7 +99,7 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed);
  * Architectures without a trap protocol return 0. */
 int sk__arch_update_allowed(void);
 
-/* ==== The store protocol (arch/aarch64/store_batch.c) ====================
+/* ==== The store protocol (arch/common/store_batch.c) =====================
  * For architectures whose jump <-> no-op change is one aligned store that
  * concurrent execution sees whole (aarch64, riscv64): the batch is a store
  * per site, a flush, one sync.  These hooks are what differs. */
@@ -155,20 +150,21 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
 
 
 /* sk__arch_init - once, before the first registration (runtime.c): what
- * the backend sets up at start-up (x86: whether the signal-mask wrappers
- * are reached). */
+ * the backend sets up at start-up (x86: the OS's trap delivery, told where
+ * a trapped thread resumes). */
 void sk__arch_init(void);
 
 /* sk__arch_before_lock - before sk__lock() takes the patch lock for an update
  * (not from a registration, which runs in the dynamic linker's constructors):
  * whatever the backend must ask the dynamic linker before any of its work
- * under that lock (x86: the signal-mask wrappers' lookups, which its trap
- * handler's installation may need), since nothing may call into the
+ * under that lock (x86: the OS trap delivery's, such as Linux's signal-mask
+ * wrappers' lookups, which its trap handler's installation may need), since nothing may call into the
  * dynamic linker while holding the patch lock. */
 void sk__arch_before_lock(void);
 
 /* sk__arch_after_fork_child - in a fork child: forget what named the
- * parent's threads (trap handler readers, thread descriptors). */
+ * parent's threads (trap handler readers; the OS trap delivery's thread
+ * descriptors). */
 void sk__arch_after_fork_child(void);
 
 #endif /* SK_ARCH_BACKEND_H */

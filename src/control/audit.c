@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 enum output { TO_STDERR, TO_SYSLOG, TO_NOWHERE };
 

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 
 #include "control/control.h"
+#include "support/mem.h"
+#include "support/stats.h"
 
 /* One key of a commit after de-duplication, with what was done to it. */
 struct commit_item {

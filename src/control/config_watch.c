@@ -55,6 +55,9 @@
 
 #include "control/control.h"
 #include "statickeys/registry.h"
+#include "support/message.h"
+#include "support/settings.h"
+#include "support/stats.h"
 
 #define SETTLE_MS 10
 #define BURST_MS 50

@@ -18,6 +18,7 @@
 
 #include "core/core.h"
 #include "statickeys/commit.h"
+#include "support/message.h"
 
 #define SK__MAX_ARGS 128 /* keys in one request */
 #define SK__MAX_NAME 512 /* bytes of a key name */

@@ -20,6 +20,7 @@
 #include "control/control.h"
 #include "statickeys/registry.h"
 #include "statickeys/stats.h"
+#include "support/stats.h"
 
 static const char help_text[] =
 	"list | get NAME | enable NAME... | disable NAME... | "

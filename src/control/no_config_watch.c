@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "control/control.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 void sk__config_init(void)
 {

@@ -25,6 +25,7 @@
 
 #include "control/control.h"
 #include "control/value.h"
+#include "support/message.h"
 
 static const struct {
 	const char *word;

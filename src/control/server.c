@@ -60,6 +60,7 @@
 #include "control/control.h"
 #include "control/listener.h"
 #include "statickeys/control.h"
+#include "support/message.h"
 
 #define REPLY_CHUNK 32768 /* well under a datagram's limit (the send buffer) */
 #define SEND_SECONDS 1	  /* for a client that does not read its reply */

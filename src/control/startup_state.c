@@ -26,6 +26,8 @@
 #include "control/control.h"
 #include "control/value.h"
 #include "statickeys/control.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 #define MAX_ENTRIES 256
 

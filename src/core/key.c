@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "core/core.h"
+#include "support/stats.h"
 
 static int load(const struct sk_key *key)
 {

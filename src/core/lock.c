@@ -41,6 +41,8 @@
 #include <errno.h>
 
 #include "core/core.h"
+#include "support/message.h"
+#include "support/stats.h"
 
 /* 0: free; else the owner's thread id, with WAITERS while another thread
  * sleeps on it (Drepper, "Futexes Are Tricky", mutex 2).  Thread ids stay

@@ -42,6 +42,8 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "support/mem.h"
+#include "support/message.h"
 
 struct sk__object *sk__objects;
 void (*sk__object_added_hook)(struct sk__object *obj);

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 
 #include "core/core.h"
+#include "support/mem.h"
 
 /* One key of the object: its sites are sites[start .. start + count). */
 struct key_slot {

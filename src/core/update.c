@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "support/mem.h"
+#include "support/message.h"
 
 /* The planned changes.  A few fit in the list itself: most updates change
  * a handful of sites, and then the slow path allocates nothing. */

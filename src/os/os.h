@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/os.h - the OS porting contract: what the runtime asks of the
- * operating system, whatever the architecture (prefix sk__).  The bottom
- * layer: it calls no other.
+ * operating system, whatever the architecture (prefix sk__), and nothing
+ * else.  The bottom of the layers that call down (runtime.c: control/,
+ * trace/, core/, arch/, os/); below it only src/support/ (settings,
+ * messages, statistics, memory, injection), which every layer uses.
  *
  * As arch/backend.h is for an architecture, this header is the whole of what
  * an OS provides; core/ and control/ ask the OS nothing else and test for no
- * OS.  Each OS lists its files in SK_OS_SOURCES_<os> (src/CMakeLists.txt,
- * which the Rust crate's build script reads too), implementing every
- * section marked [OS] below:
+ * OS.  Each OS lists its files in src/sources.txt (os.<os>, which CMake
+ * and the Rust crate's build script both read), implementing every section
+ * marked [OS] below:
  *
  *   <os>/writer.c, sync.c  writing code bytes (sk__writer_*) and serialising
  *                          every core running the process (sk__sync_*);
@@ -16,12 +18,14 @@
  *   <os>/fd_slot.c         the library's one descriptor for files
  *                          (sk__fdslot_*); unpatched/fd_slot.c: none
  *   <os>/futex.c           thread ids and waiting on a word (patch lock)
- *   <os>/process.c         the process and its program (sk__os_*)
+ *   <os>/process.c         the process and its program (sk__os_*), and
+ *                          sk__os_secure_getenv (support/settings.h)
  *   <os>/dgram.c           Unix datagram sockets: a client's address, who
  *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*);
  *                          none on Windows (control/no_socket.c)
  *   <os>/watch.c           told when a directory's entries change
- *   <os>/pages.c           pages for the update path's memory (mem.c)
+ *   <os>/pages.c           pages for the update path's memory
+ *                          (sk__os_pages_*, support/mem.h)
  *   <os>/thread.c          the runtime's own threads, fork handlers
  *   <os>/syslog.c          the system log (STATICKEYS_AUDIT=syslog)
  *   elf/image.c            the loaded object holding an address
@@ -29,18 +33,24 @@
  *                          macho/image.c for macOS, pe/image.c for
  *                          Windows; <format>/symbols.c: a function's name
  *                          for a message
+ *   trap delivery          only with an architecture whose patch protocol
+ *                          traps (x86): bringing a trapping thread to the
+ *                          architecture and resuming it where it says
+ *                          (sk__os_trap_*; traps.<os> in src/sources.txt):
+ *                          linux/trap_signal.c (SIGTRAP) with the signal-mask
+ *                          wrappers (linux/sigmask*.c), the thread check
+ *                          (linux/threads_check.c) and the tracer's note
+ *                          (linux/tracer_note.c); windows/trap_veh.c (a
+ *                          vectored exception handler)
  *
  * Folders shared by several OSes: bsd/ (FreeBSD and macOS: kqueue),
  * unpatched/ (an OS where the portable backend is the only one), elf/,
  * posix/ (pages, threads, fork handlers and syslog of the POSIX systems;
- * the program's file opened by its path, FreeBSD and macOS).
+ * the program's file opened by its path, FreeBSD and macOS); and
+ * writer_common.c, what the OS writers share (writer_common.h).
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
- * have returns -ENOTSUP, never a guess (README, "Platforms").  The other
- * files of src/os/ are the same on every OS: the STATICKEYS_* settings
- * (env.c), counters, histograms and messages (stats.c, stats_report.c),
- * the update path's own memory (mem.c) and the fault-injection hook of the
- * tests.
+ * have returns -ENOTSUP, never a guess (README, "Platforms").
  *
  * src/os/linux/ is the reference: its files say what each call costs there.
  */
@@ -52,20 +62,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h> /* mingw-w64 defines __MINGW_PRINTF_FORMAT there */
 #include <stdlib.h>
 
 #include "statickeys/config.h"
-#include "statickeys/stats.h"
-
-/* The C library's printf formats, for format attributes: C99's (%zu...).
- * mingw-w64's "printf" is Microsoft's; the runtime is built there with
- * __USE_MINGW_ANSI_STDIO, whose functions take C99's, which it names. */
-#ifdef __MINGW_PRINTF_FORMAT
-#define SK__PRINTF __MINGW_PRINTF_FORMAT
-#else
-#define SK__PRINTF printf
-#endif
 
 /* The control socket's reply while the program exits, where the C library
  * lacks the code (mingw-w64): it has no control socket there either. */
@@ -73,31 +72,6 @@
 #define ESHUTDOWN 1000
 #endif
 
-/* ---- env.c: the STATICKEYS_* settings ------------------------------------ */
-
-/* The environment: POSIX's environ, unless the C library makes it a macro
- * of its own (mingw-w64: the C runtime's _environ). */
-#ifndef environ
-extern char **environ;
-#endif
-
-/* sk__env_names_statickeys - does a variable of the environment start with
- * "STATICKEYS"?  Usually none does, and then no setting is looked up by name
- * (each lookup reads the whole environment).  Inline, and by character: no
- * C library call and no string constant, so start-up touches no page for it,
- * and the signal-mask wrappers may ask it while a sanitizer starts (they are
- * not instrumented, env.c is). */
-static inline bool sk__env_names_statickeys(void)
-{
-	for (char **e = environ; e && *e; e++) {
-		const char *v = *e;
-		if (v[0] == 'S' && v[1] == 'T' && v[2] == 'A' && v[3] == 'T' &&
-		    v[4] == 'I' && v[5] == 'C' && v[6] == 'K' && v[7] == 'E' &&
-		    v[8] == 'Y' && v[9] == 'S')
-			return true;
-	}
-	return false;
-}
 /* sk__single_threaded - the process has never had a second thread (the C
  * library's own flag, glibc 2.32 and later; elsewhere: false, as it cannot
  * be told).  While it holds, nothing can run beside the caller: no thread
@@ -115,33 +89,6 @@ static inline bool sk__single_threaded(void)
 }
 #endif
 
-/* sk__getenv - secure_getenv(@name) of a STATICKEYS* variable (NULL in a
- * set-user-ID or file-capability program: whoever starts it must not choose
- * its key states, socket paths or how it writes code). */
-const char *sk__getenv(const char *name);
-/* sk__env_match - the index of @value in the NULL-terminated @words, or -1
- * (also for NULL).  Prints nothing: usable before constructors run. */
-int sk__env_match(const char *value, const char *const *words);
-/* sk__env_choice - the index in @words of environment variable @name's
- * value; @dflt when it is unset or empty, and when it is none of @words,
- * after a warning naming the variable, its value and the words. */
-int sk__env_choice(const char *name, const char *const *words, int dflt);
-
-/* The settings of code patching (env.c). */
-enum sk__setting {
-	SK__SETTING_WRITER,          /* procmem (0), mprotect (1) */
-	SK__SETTING_SYNC,            /* membarrier (0), mprotect (1) */
-	SK__SETTING_KEEP_SIGTRAP,    /* 1 (0), 0 (1) */
-	SK__SETTING_BLOCKED_SIGTRAP, /* refuse (0), warn (1) */
-	SK__SETTING_COUNT
-};
-/* sk__setting - the index of @which's value in its words, 0 being the
- * default (as sk__env_choice, but a bad value is named only once). */
-int sk__setting(enum sk__setting which);
-/* sk__settings_check - read every setting, so a bad value is named at
- * start-up on every backend, also where nothing reads it later. */
-void sk__settings_check(void);
-
 /* ---- [OS] <os>/futex.c: thread ids and waiting, for the patch lock ------ */
 
 /* sk__thread_id - the calling thread's id (never 0); async-signal-safe. */
@@ -152,33 +99,6 @@ void sk__thread_id_after_fork_child(void);
 void sk__futex_wait(uint32_t *word, uint32_t expected);
 /* sk__futex_wake_one - wake one thread sleeping on @word. */
 void sk__futex_wake_one(uint32_t *word);
-
-/* ---- mem.c: memory for the update path ---------------------------------- */
-
-/* sk__mem_alloc - @size zeroed bytes from pages of the runtime's own (mmap),
- * never malloc: safe in a signal handler.  The caller holds the patch lock.
- * Return: the block, or NULL. */
-void *sk__mem_alloc(size_t size);
-/* sk__mem_free - give back a block of sk__mem_alloc (NULL: nothing). */
-void sk__mem_free(void *p);
-/* sk__mem_realloc - @p grown to @size bytes (the new tail is zeroed);
- * NULL, with @p untouched, when there is no memory. */
-void *sk__mem_realloc(void *p, size_t size);
-/* sk__mem_bytes - the bytes of live blocks (sk_stats_runtime_bytes). */
-size_t sk__mem_bytes(void);
-/* sk__sort - qsort() without its buffer (a heap sort): safe in a signal
- * handler. */
-void sk__sort(void *base, size_t n, size_t size,
-	      int (*cmp)(const void *, const void *));
-
-/* ---- [OS] <os>/pages.c: pages for mem.c -------------------------------- */
-
-/* sk__os_pages_map - @len bytes (a multiple of the page size) of zeroed,
- * read-write pages of the runtime's own; safe in a signal handler.
- * Return: them, or NULL. */
-void *sk__os_pages_map(size_t len);
-/* sk__os_pages_unmap - give back pages of sk__os_pages_map (all @len). */
-void sk__os_pages_unmap(void *p, size_t len);
 
 /* ---- [OS] <os>/thread.c: the runtime's threads, fork handlers ----------- */
 
@@ -258,47 +178,21 @@ int sk__writer_end(const struct sk__span *spans, size_t n);
  * away), which the x86-64 protocol uses as its last step's core sync. */
 bool sk__writer_end_serialises(void);
 const char *sk__writer_name(void);
+/* sk__writer_select - make @writer (SK_WRITER_*) the writer, if it works in
+ * this process.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */
+int sk__writer_select(int writer);
 /* After fork: the /proc/self/mem descriptor names the parent's memory. */
 void sk__writer_after_fork_child(void);
 
-/* ---- writer_common.c: what the OS writers share ------------------------- */
-
-/* The writers, as the API numbers them (sk_config_set_writer), and two
- * states. */
-enum { SK__W_PROCMEM = (int)SK_WRITER_PROCMEM,
-       SK__W_MPROTECT = (int)SK_WRITER_MPROTECT, SK__W_NONE = -1,
-       SK__W_UNPROBED = -2 };
-
-/* sk__writer_ops - an OS's two writers. */
-struct sk__writer_ops {
-	int (*probe)(int writer);           /* 0: it writes here, or -errno */
-	const char *(*name)(int writer);    /* as sk_stats names it */
-	const char *(*refused)(int writer); /* what was refused, for a message */
-};
-/* sk__writer_choose - the writer STATICKEYS_WRITER asks for if it works
- * here, else the other one (with a warning), else SK__W_NONE (with a
- * warning naming both refusals). */
-int sk__writer_choose(const struct sk__writer_ops *ops);
-/* sk__writer_switch - sk__writer_select() for the OS writer whose state is
- * *@current.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */
-int sk__writer_switch(const struct sk__writer_ops *ops, int *current,
-		      int writer);
-/* sk__span_range - the pages to open for a batch's spans from *@i on:
- * those in one executable segment (sorted spans; a span outside any known
- * segment alone), from the first one's page to the last one's, less what
- * an earlier range covered (*@done, raised to the range's end).  Advances
- * *@i.  Return: false if nothing is left to open there. */
-bool sk__span_range(const struct sk__span *spans, size_t n, size_t *i,
-		    size_t page_size, uintptr_t *done, uintptr_t *lo,
-		    uintptr_t *hi);
-/* sk__store_code - store @s's bytes with plain byte stores, only those
- * that differ (the mprotect writers, into pages opened for writing). */
-void sk__store_code(const struct sk__span *s);
-
 /* ---- [OS] <os>/sync.c: every core of the process serialised -------------- */
 
-/* sk__sync_init - register for membarrier SYNC_CORE or set up the fallback. */
-void sk__sync_init(void);
+/* sk__sync_init - register for membarrier SYNC_CORE or set up the fallback.
+ * What the architecture knows, given by runtime.c (arch/backend.h):
+ * @tlb_ipi_serialises, the fallback's TLB shootdown interrupts (and so
+ * serialises) every CPU running the process; @serialize_self makes this
+ * CPU refetch instructions, where the OS's sync does not serialise the
+ * caller (Linux < 5.11). */
+void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void));
 /* sk__sync_cores - every thread of the process serialises before it runs
  * another user instruction. Return: 0 or -errno. */
 int sk__sync_cores(void);
@@ -327,11 +221,6 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 /* sk__os_abstract_sockets - Unix socket names may be abstract ("@name"). */
 bool sk__os_abstract_sockets(void);
 
-/* sk__os_secure_getenv - getenv(@name), but NULL in a program that runs
- * with more privileges than whoever started it (secure_getenv: set-user-ID,
- * file capabilities; macOS: issetugid(); Windows has no such programs:
- * getenv). */
-const char *sk__os_secure_getenv(const char *name);
 /* sk__os_name_thread - name thread @t for top, ps and debuggers (@name at
  * most 15 bytes).  Return: 0, -errno, or -ENOTSUP where only a thread may
  * name itself (macOS). */
@@ -435,56 +324,35 @@ int sk__os_watch_add(int fd, const char *dir);
 /* sk__os_watch_drain - consume every pending event; true if there was one. */
 bool sk__os_watch_drain(int fd);
 
-/* ---- stats.c ------------------------------------------------------------ */
+/* ---- [OS, with a trapping architecture] trap delivery ------------------ */
 
-enum sk__counter {
-	SK__C_UPDATES,
-	SK__C_BATCHES,
-	SK__C_SITES_WRITTEN,
-	SK__C_TEXT_WRITES,
-	SK__C_CORE_SYNCS,
-	SK__C_TRAPS_HANDLED,
-	SK__C_TRAPS_CHAINED,
-	SK__C_UPDATE_ERRORS,
-	SK__C_COUNT
-};
+/* sk__trap_resume_fn - the architecture's answer for a thread that ran the
+ * trap instruction at @pc: where it resumes, or 0 if the trap is not the
+ * runtime's (x86: arch/x86_64/trap.c).  Lock-free, async-signal-safe. */
+typedef uintptr_t (*sk__trap_resume_fn)(uintptr_t pc);
 
-void sk__count(enum sk__counter c, uint64_t n); /* async-signal-safe */
-/* sk__counter - the current value of @c (relaxed). */
-uint64_t sk__counter(enum sk__counter c);
-void sk__hist_record(enum sk_hist h, uint64_t ns);
-uint64_t sk__now_ns(void);
-
-/* sk__strerror - strerror(@err), also for the POSIX codes a C library does
- * not name (mingw-w64's msvcrt: "Unknown error" for ENOTSUP). */
-const char *sk__strerror(int err);
-
-/* sk__warn - one line on stderr, prefixed "statickeys: ". */
-void sk__warn(const char *fmt, ...) __attribute__((format(SK__PRINTF, 1, 2)));
-
-/* sk__writer_select - make @writer (SK_WRITER_*) the writer, if it works in
- * this process.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */
-int sk__writer_select(int writer);
-
-/* ---- fault injection (tests only) ---------------------------------------- */
-
-enum sk__inject_point {
-	SK__INJECT_AFTER_TRAP_WRITE, /* int3 written and synced (aarch64:
-					the new instructions written) */
-	SK__INJECT_AFTER_TAIL_WRITE, /* bytes 1.. written and synced */
-	SK__INJECT_IN_TRAP_HANDLER,  /* a thread is being resumed */
-};
-
-#ifdef SK_ENABLE_INJECT
-extern void (*volatile sk__inject_hook)(int point);
-#define SK_INJECT(point)                                                     \
-	do {                                                                 \
-		void (*sk__h)(int) = sk__inject_hook;                        \
-		if (sk__h)                                                   \
-			sk__h(point);                                        \
-	} while (0)
-#else
-#define SK_INJECT(point) ((void)0)
-#endif
+/* sk__os_trap_init - once, at start-up (the architecture's sk__arch_init):
+ * get ready to deliver traps to @resume (Windows: the handler is added
+ * now; Linux: the signal-mask wrappers' bookkeeping). */
+void sk__os_trap_init(sk__trap_resume_fn resume);
+/* sk__os_trap_before_lock - before the patch lock is taken for an update:
+ * whatever the delivery must ask the dynamic linker first (Linux: the
+ * signal-mask wrappers' lookups). */
+void sk__os_trap_before_lock(void);
+/* sk__os_trap_install - before each batch: make sure our handler is the
+ * installed one (Linux: the SIGTRAP handler, chaining to whatever was
+ * there; Windows: the first vectored exception handler).
+ * Return: 0 or -errno. */
+int sk__os_trap_install(void);
+/* sk__os_trap_update_allowed - 0, or -EBUSY / -ENOTSUP (with a message
+ * naming why) if some thread could not take the trap (Linux: one that
+ * blocks SIGTRAP would be killed; Windows: none can). */
+int sk__os_trap_update_allowed(void);
+/* sk__os_trap_after_fork_child - forget what named the parent's threads. */
+void sk__os_trap_after_fork_child(void);
+/* sk__os_tracer_note - under a debugger, say once on stderr how to let
+ * the runtime's traps through (called at each update; cheap when not
+ * traced). */
+void sk__os_tracer_note(void);
 
 #endif /* SK_OS_H */

@@ -5,7 +5,9 @@
  * (procmem) and one that opens the code's pages for a batch (mprotect), and
  * they choose between them, open page ranges and store code bytes alike.
  */
-#include "os/os.h"
+#include "os/writer_common.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 int sk__writer_choose(const struct sk__writer_ops *ops)
 {

@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control/control.h"
 #include "os/os.h"
 #include "statickeys/trace.h"
+#include "support/message.h"
 
 #define POLL_NS 50000000L
 

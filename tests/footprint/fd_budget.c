@@ -37,7 +37,7 @@
 #include "../check.h"
 #include "../control/client.h"
 #include "fds.h"
-#include "os/os.h"
+#include "support/inject.h"
 
 #define THREADS 200
 #define CLIENTS 3

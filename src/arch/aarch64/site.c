@@ -7,8 +7,9 @@
  * ("concurrent modification and execution", ARM ARM B2.2.5): a thread sees
  * either the old or the new instruction, never a mixture, provided the
  * change is one aligned 32-bit store.  So there is no trap protocol here
- * (store_batch.c).  The trap functions below exist only to satisfy the
- * contract; nothing installs a SIGTRAP handler on aarch64.
+ * (arch/common/store_batch.c).  The trap functions (arch/common/no_traps.c)
+ * exist only to satisfy the contract; no trap handler is installed on
+ * aarch64.
  */
 
 #if defined(__aarch64__) /* only built for aarch64 (src/CMakeLists.txt) */

@@ -60,4 +60,4 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return n ? -ENOTSUP : 0;
 }
 
-/* Nothing traps: the trap half of the contract is arch/no_traps.c. */
+/* Nothing traps: the trap half of the contract is arch/common/no_traps.c. */

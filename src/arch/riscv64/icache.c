@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "arch/backend.h"
+#include "support/stats.h"
 
 #ifndef PR_RISCV_SET_ICACHE_FLUSH_CTX /* Linux 6.10 */
 #define PR_RISCV_SET_ICACHE_FLUSH_CTX 71

@@ -8,7 +8,7 @@
  * ".option norvc", never compressed), and changing NOP <-> JAL is one
  * aligned 32-bit store, which a concurrently fetching hart sees whole, old
  * or new.  So there is no trap protocol: the batch is the store protocol of
- * src/arch/aarch64/store_batch.c, with the instruction fetch made coherent
+ * src/arch/common/store_batch.c, with the instruction fetch made coherent
  * by icache.c.  The trap functions only satisfy the contract.
  */
 

@@ -49,6 +49,10 @@
 #include <string.h>
 
 #include "arch/x86_64/x86_64.h"
+#include "support/inject.h"
+#include "support/mem.h"
+#include "support/message.h"
+#include "support/stats.h"
 
 
 /* Batches of up to this many sites plan on the stack: the common small
@@ -250,10 +254,10 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 
 	if (r || n == 0)
 		return r;
-	r = sk__trap_install();
+	r = sk__os_trap_install();
 	if (r)
 		return r;
-	sk__tracer_note();
+	sk__os_tracer_note();
 	struct batch b = { .p = patches, .n = n };
 	r = batch_run(&b, changed);
 	batch_free(&b);
@@ -292,6 +296,6 @@ static void finish_cut_batch(void)
 void sk__arch_after_fork_child(void)
 {
 	sk__trap_after_fork_child();
-	sk__threads_after_fork_child();
+	sk__os_trap_after_fork_child();
 	finish_cut_batch();
 }

@@ -8,7 +8,8 @@
  *
  * The int3 protocol in int3_batch.c needs only these facts: a site is 5 bytes,
  * byte 0 can be replaced by int3 (0xcc) and a thread that executes it traps
- * (sigtrap.c: SIGTRAP, Linux; veh.c: EXCEPTION_BREAKPOINT, Windows).
+ * (os/linux/trap_signal.c: SIGTRAP; os/windows/trap_veh.c:
+ * EXCEPTION_BREAKPOINT).
  */
 #include "arch/backend.h"
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/x86_64/trap.c - where a thread caught mid-update resumes: the
- * half of the trap handler that is the same on every OS.  The OS half
- * catches the trap and calls sk__trap_resolve(): sigtrap.c (a SIGTRAP
- * handler, Linux) or veh.c (a vectored exception handler, Windows).
+ * half of the trap handler that is the same on every OS.  The OS's trap
+ * delivery (os/os.h) catches the trap, finds the address of the int3 and
+ * calls sk__trap_resolve(), which it was given at sk__os_trap_init():
+ * os/linux/trap_signal.c (a SIGTRAP handler) or os/windows/trap_veh.c (a
+ * vectored exception handler).
  *
  * While a batch runs, the first byte of each changing site is int3.  A thread
  * that executes it traps; we look its address up in the batch (binary search
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "arch/x86_64/x86_64.h"
+#include "support/mem.h"
 
 struct trap_batch {
 	const struct sk__patch *v;
@@ -261,4 +264,25 @@ void sk__trap_after_fork_child(void)
 	/* A parent thread may have been inside resolve() (a late trap) when
 	 * fork() copied the count; that thread does not exist here. */
 	__atomic_store_n(&readers, 0, __ATOMIC_SEQ_CST);
+}
+
+/* ---- the backend's hooks: trap delivery is the OS's (os/os.h) ----------- */
+
+/* At start-up: the OS sets up its trap delivery, given where a trapped
+ * thread resumes. */
+void sk__arch_init(void)
+{
+	sk__os_trap_init(sk__trap_resolve);
+}
+
+void sk__arch_before_lock(void)
+{
+	sk__os_trap_before_lock();
+}
+
+/* A thread that cannot take the trap (x86 on Linux: one that blocks
+ * SIGTRAP) would be killed by a changing site's int3: the OS says. */
+int sk__arch_update_allowed(void)
+{
+	return sk__os_trap_update_allowed();
 }

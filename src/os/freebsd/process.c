@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "os/os.h"
+#include "support/settings.h"
 
 static uintptr_t aux(int type)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "os/os.h"
+#include "support/settings.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
 {

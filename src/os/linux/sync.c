@@ -34,8 +34,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "arch/backend.h" /* sk__arch_serialize_self: a leaf */
 #include "os/os.h"
+#include "support/message.h"
+#include "support/settings.h"
+#include "support/stats.h"
 
 enum method { SYNC_MEMBARRIER, SYNC_MPROTECT, SYNC_NONE };
 
@@ -44,6 +46,9 @@ static enum method method = SYNC_NONE;
  * start-up a system call and four page faults (experiment 10). */
 static int caller_needs_serialise = -1;
 static volatile long *helper_page;
+/* What the architecture knows (sk__sync_init, from runtime.c). */
+static bool tlb_ipi_serialises;
+static void (*serialize_self)(void);
 
 static long membarrier(int cmd, unsigned flags)
 {
@@ -85,13 +90,13 @@ static bool kernel_before_5_11(void)
 	return major < 5 || (major == 5 && minor < 11);
 }
 
-/* arch hook: where TLB invalidation sends no IPI (aarch64) the fallback
- * serialises no other CPU; say so, once. */
+/* Where TLB invalidation sends no IPI (aarch64: the architecture says, at
+ * sk__sync_init) the fallback serialises no other CPU; say so, once. */
 static void fallback_warn_arch(void)
 {
 	static bool warned;
 
-	if (sk__arch_tlb_ipi_serialises || warned)
+	if (tlb_ipi_serialises || warned)
 		return;
 	warned = true;
 	sk__warn("no membarrier SYNC_CORE: other threads may run a site's old "
@@ -130,8 +135,10 @@ static int mprotect_sync(void)
 	return 0;
 }
 
-void sk__sync_init(void)
+void sk__sync_init(bool tlb_ipi, void (*serialize)(void))
 {
+	tlb_ipi_serialises = tlb_ipi;
+	serialize_self = serialize;
 	bool force_mprotect = sk__setting(SK__SETTING_SYNC) == 1;
 
 	if (!force_mprotect && membarrier_register()) {
@@ -175,8 +182,8 @@ int sk__sync_cores(void)
 			__atomic_store_n(&caller_needs_serialise, self,
 					 __ATOMIC_RELAXED);
 		}
-		if (self)
-			sk__arch_serialize_self();
+		if (self && serialize_self)
+			serialize_self();
 		sk__count(SK__C_CORE_SYNCS, 1);
 	}
 	return r;

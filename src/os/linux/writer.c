@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "os/os.h"
+#include "os/writer_common.h"
+#include "support/stats.h"
 
 enum writer { W_PROCMEM = SK__W_PROCMEM, W_MPROTECT = SK__W_MPROTECT,
 	      W_NONE = SK__W_NONE, W_UNPROBED = SK__W_UNPROBED };
@@ -54,7 +56,7 @@ static uintptr_t page_of(uintptr_t a)
  * A span marked whole_word (aarch64, which has no trap protocol) is one
  * site that other threads may be executing; it must change with one aligned
  * store of the whole instruction, never byte by byte
- * (arch/aarch64/store_batch.c).  Returns false where this does not apply
+ * (arch/common/store_batch.c).  Returns false where this does not apply
  * (x86-64: store_code()).
  */
 static bool store_site_word(const struct sk__span *s)

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "os/os.h"
+#include "support/mem.h"
 
 void *sk__os_pages_map(size_t len)
 {

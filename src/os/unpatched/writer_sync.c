@@ -59,8 +59,10 @@ int sk__writer_select(int writer)
 	return -ENOTSUP;
 }
 
-void sk__sync_init(void)
+void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
 {
+	(void)tlb_ipi_serialises;
+	(void)serialize_self;
 }
 
 int sk__sync_cores(void)

@@ -7,6 +7,7 @@
 #include <windows.h>
 
 #include "os/os.h"
+#include "support/mem.h"
 
 void *sk__os_pages_map(size_t len)
 {

@@ -22,9 +22,12 @@
 #include <windows.h>
 
 #include "os/os.h"
+#include "support/stats.h"
 
-void sk__sync_init(void)
+void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
 {
+	(void)tlb_ipi_serialises;
+	(void)serialize_self;
 }
 
 int sk__sync_cores(void)

@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "os/os.h"
+#include "os/writer_common.h"
+#include "support/stats.h"
 
 enum writer { W_PROCMEM = SK__W_PROCMEM, W_MPROTECT = SK__W_MPROTECT,
 	      W_NONE = SK__W_NONE, W_UNPROBED = SK__W_UNPROBED };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/aarch64/store_batch.c - one batch of site changes without a trap,
- * and the rest of the contract an architecture without traps fulfils.
+ * src/arch/common/store_batch.c - the store protocol: one batch of site
+ * changes without a trap, for the architectures whose jump <-> no-op
+ * change is one aligned store (aarch64, riscv64).
  *
  * What the arm64 kernel does for its own jump labels
  * (arch/arm64/kernel/jump_label.c, patching.c), in user space:
@@ -18,7 +19,7 @@
  *      and drops instructions it fetched before step 2 (the kernel's
  *      kick_all_cpus_sync() after all stores of a batch, since 2024).
  *
- * riscv64 uses this file too (src/arch/riscv64/): the same single aligned
+ * riscv64 uses it too (src/arch/riscv64/): the same single aligned
  * store per site, with its own instruction-fetch coherence in steps 2 and 3
  * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h).
  *
@@ -30,13 +31,17 @@
  * way, so the batch is all or nothing as on x86-64.
  */
 
-/* only built for aarch64 and riscv64 (src/CMakeLists.txt) */
+/* only built for aarch64 and riscv64 (src/sources.txt) */
 #if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/backend.h"
+#include "support/inject.h"
+#include "support/mem.h"
+#include "support/message.h"
+#include "support/stats.h"
 
 /* Steps 1 and 2 for patches [0, n), new (or, to undo, old) instructions. */
 static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
@@ -132,6 +137,6 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 	return batch_run(patches, n, changed);
 }
 
-/* No trap protocol: the trap half of the contract is arch/no_traps.c. */
+/* No trap protocol: the trap half of the contract is arch/common/no_traps.c. */
 
 #endif /* aarch64, riscv64 */

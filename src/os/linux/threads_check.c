@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/threads_check.c - may this update run, given the state of
- * our threads?
+ * src/os/linux/threads_check.c - may this update run, given the state of
+ * our threads?  (Linux's trap delivery: sk__os_trap_update_allowed.)
  *
  * Before code is rewritten: does another thread block SIGTRAP?
  *
@@ -36,7 +36,7 @@
  * STATICKEYS_BLOCKED_SIGTRAP=warn makes it a warning instead (once per
  * thread, without waiting), for programs whose signal-blocking threads never
  * execute sites (glibc's timer and AIO helper threads, for example).  Our
- * own trap handler runs with SA_NODEFER (sigtrap.c), so a thread inside it does
+ * own trap handler runs with SA_NODEFER (trap_signal.c), so a thread inside it does
  * not show SIGTRAP blocked.
  *
  * Without /proc (a mount namespace that hides it) the threads cannot be
@@ -54,7 +54,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/x86_64/x86_64.h"
+#include "os/linux/sigmask_probe.h"
+#include "os/os.h"
+#include "support/mem.h"
+#include "support/message.h"
+#include "support/settings.h"
+#include "support/stats.h"
 
 #define RECHECKS 28
 #define FIRST_PAUSE_NS 100000L  /* 0.1 ms, doubled each time ... */
@@ -262,7 +267,7 @@ static void scan_accepted(long count, bool full)
 		full_scan_ns = sk__now_ns();
 }
 
-void sk__threads_after_fork_child(void)
+void sk__os_trap_after_fork_child(void)
 {
 	/* The ids are the parent's threads, the path the parent's pid. */
 	clean.n = 0;
@@ -311,7 +316,7 @@ static void pause_ns(long ns)
 	nanosleep(&ts, NULL);
 }
 
-int sk__arch_update_allowed(void)
+int sk__os_trap_update_allowed(void)
 {
 	static long last_warned;
 	struct blocker b;

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/sigtrap.c - the trap handler's OS half on the POSIX
- * systems: a SIGTRAP handler that resumes threads caught mid-update where
- * trap.c says, and hands every other SIGTRAP to the handler installed
- * before it, or to the default action.
+ * src/os/linux/trap_signal.c - trap delivery on Linux (os/os.h): a SIGTRAP
+ * handler that resumes threads caught mid-update where the architecture
+ * says (arch/x86_64/trap.c), and hands every other SIGTRAP to the handler
+ * installed before it, or to the default action; and the set-up of the
+ * signal-mask bookkeeping that keeps SIGTRAP deliverable (sigmask.c,
+ * sigmask_probe.c).
+ *
+ * The architecture is told nothing of signals: this file turns a SIGTRAP's
+ * context into the address of the trap instruction, asks the
+ * architecture's resume function (given at sk__os_trap_init) where the
+ * thread goes on, and sets the context's instruction pointer.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,21 +18,33 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "arch/x86_64/x86_64.h"
+#include "os/linux/sigmask.h"
+#include "os/linux/sigmask_probe.h"
+#include "os/os.h"
+#include "support/inject.h"
+#include "support/stats.h"
 
 static struct sigaction chained; /* what was installed before us */
 
-#ifdef __i386__
+/* The architectures whose protocol traps here: x86's, whose trap
+ * instruction is int3, one byte (SK_TRAPS_SOURCES_linux, src/sources.txt). */
+#if defined(__x86_64__)
+#define REG_PC REG_RIP
+#elif defined(__i386__)
 #define REG_PC REG_EIP
 #else
-#define REG_PC REG_RIP
+#error "trap delivery by SIGTRAP is written for x86's int3 only"
 #endif
+#define TRAP_INSN_LEN 1
 
-uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
+/* The architecture's answer to "where does a thread that trapped here go
+ * on?" (sk__os_trap_init). */
+static sk__trap_resume_fn resume_at;
+
+/* trap_address - for a SIGTRAP, the address of the trapping site if it was
+ * a breakpoint instruction, else 0.  Signal context. */
+static uintptr_t trap_address(const siginfo_t *info, const ucontext_t *uc)
 {
-	const siginfo_t *info = siginfo;
-	const ucontext_t *uc = ucontext;
-
 	/* int3 in user mode is reported as SI_KERNEL by Linux, as TRAP_BRKPT
 	 * by valgrind's emulation of it; single-steps, hardware breakpoints
 	 * and kill()/raise() carry other codes and are not ours.  (The site
@@ -33,13 +52,12 @@ uintptr_t sk__arch_trap_address(const void *siginfo, const void *ucontext)
 	 * instruction pointer is one past the int3. */
 	if (info->si_code != SI_KERNEL && info->si_code != TRAP_BRKPT)
 		return 0;
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - 1;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - TRAP_INSN_LEN;
 }
 
-void sk__arch_set_pc(void *ucontext, uintptr_t pc)
+/* set_pc - resume the interrupted thread at @pc.  Signal context. */
+static void set_pc(ucontext_t *uc, uintptr_t pc)
 {
-	ucontext_t *uc = ucontext;
-
 	uc->uc_mcontext.gregs[REG_PC] = (greg_t)pc;
 }
 
@@ -83,12 +101,14 @@ static void chain(int sig, siginfo_t *info, void *uc)
 static void trap_handler(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
-	uintptr_t addr = sk__arch_trap_address(info, uc);
-	uintptr_t resume = addr ? sk__trap_resolve(addr) : 0;
+	uintptr_t addr = trap_address(info, uc);
+	sk__trap_resume_fn resume_fn = __atomic_load_n(&resume_at,
+						       __ATOMIC_ACQUIRE);
+	uintptr_t resume = addr && resume_fn ? resume_fn(addr) : 0;
 
 	if (resume) {
 		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
-		sk__arch_set_pc(uc, resume);
+		set_pc(uc, resume);
 		sk__count(SK__C_TRAPS_HANDLED, 1);
 	} else {
 		chain(sig, info, uc);
@@ -100,7 +120,7 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
  * ~0: look at the next batch. */
 static unsigned long actions_seen = ~0UL;
 
-int sk__trap_install(void)
+int sk__os_trap_install(void)
 {
 	struct sigaction cur;
 	/* While the program's calls reach the sigaction wrapper, a change of
@@ -139,4 +159,44 @@ int sk__trap_install(void)
 	 * next batch look again. */
 	actions_seen = counted ? before + 1 : ~0UL;
 	return 0;
+}
+
+/* The signal-mask bookkeeping's set-up, once, from whichever comes first:
+ * this file's constructor or the first registration (runtime.c, through
+ * sk__os_trap_init).  Both run in the dynamic linker's constructors, one at
+ * a time. */
+static void sigmask_setup(void)
+{
+	static int done;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+#ifndef SK_SIGMASK_LD_WRAP
+	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
+#endif
+	sk__sigmask_probe_start();
+}
+
+void sk__os_trap_init(sk__trap_resume_fn resume)
+{
+	__atomic_store_n(&resume_at, resume, __ATOMIC_RELEASE);
+	sigmask_setup();
+}
+
+void sk__os_trap_before_lock(void)
+{
+#ifndef SK_SIGMASK_LD_WRAP
+	/* The wrappers' lookups, if no wrapper made them yet: the trap
+	 * handler's installation calls sigaction under the lock.  (With
+	 * --wrap there is nothing to look up, and a reference here would
+	 * link sigmask.c into programs linked without it.) */
+	sk__sigmask_lookup();
+#endif
+}
+
+/* Priority 101 (with the objects' registration): before ordinary
+ * constructors, which may already set masks or start threads. */
+__attribute__((constructor(101))) static void sigmask_setup_init(void)
+{
+	sigmask_setup();
 }

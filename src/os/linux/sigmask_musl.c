@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/sigmask_musl.c - what musl's own mask functions do, for a
+ * src/os/linux/sigmask_musl.c - what musl's own mask functions do, for a
  * fully static musl program whose wrappers took their names.
  *
  * sigmask.c finds the C library's definitions with dlsym(RTLD_NEXT).  A

@@ -1,22 +1,23 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/stats.c - counters and duration histograms.
+ * src/support/stats.c - counters and duration histograms, and the public
+ * functions that read only them (sk_stats_reset, sk_stats_histogram,
+ * sk_hist_*).
  *
- * A leaf: writer.c, sync.c and the layers above count here, and
- * stats_report.c (sk_stats_get) adds the names of the mechanisms in use.
+ * A leaf: the OS writers and core syncs and the layers above count here,
+ * and core/stats.c (sk_stats_get) adds the names of the mechanisms in use.
  *
  * Everything is a relaxed atomic add: the trap handler counts from signal
  * context, and a reader (the control socket, a benchmark) never takes the
  * patch lock to look.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "os/os.h"
+#include "statickeys/export.h"
+#include "support/stats.h"
 
 static uint64_t counters[SK__C_COUNT];
 static struct sk_histogram hists[SK_HIST_COUNT];
@@ -107,40 +108,3 @@ SK_API const char *sk_hist_name(int which)
 		return NULL;
 	return hist_names[which];
 }
-
-const char *sk__strerror(int err)
-{
-	/* Microsoft's C library names the codes up to 42 only. */
-	if (err == ENOTSUP)
-		return "Operation not supported";
-	return strerror(err);
-}
-
-void sk__warn(const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	/* Formatted on the stack and written with one write(): no stdio lock,
-	 * which a signal handler's interrupted code may hold (an update may
-	 * run in a handler: core/lock.c), and one line stays one line when
-	 * threads or processes write at once. */
-	static const char prefix[] = "statickeys: ";
-	memcpy(line, prefix, sizeof(prefix) - 1);
-	va_start(ap, fmt);
-	int n = vsnprintf(line + sizeof(prefix) - 1,
-			  sizeof(line) - sizeof(prefix), fmt, ap);
-	va_end(ap);
-	size_t len = sizeof(prefix) - 1 +
-		     (n < 0 ? 0 : (size_t)n < sizeof(line) - sizeof(prefix)
-				      ? (size_t)n
-				      : sizeof(line) - sizeof(prefix) - 1);
-	line[len++] = '\n';
-	ssize_t w = write(STDERR_FILENO, line, len);
-	(void)w;
-}
-
-#ifdef SK_ENABLE_INJECT
-/* The tests' fault-injection hook (os.h, SK_INJECT). */
-void (*volatile sk__inject_hook)(int point);
-#endif

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/stats_report.c - sk_stats_get(): the counters, with the names of
- * the writer, core-sync method and backend in use.
+ * src/core/stats.c - sk_stats_get(): the counters, with the names of
+ * the writer, core-sync method and backend in use; and the bytes the
+ * runtime holds (sk_stats_runtime_bytes).
  *
- * Apart from stats.c because it asks writer.c and sync.c for their names,
- * while they count in stats.c: this way the counters stay a leaf that every
- * layer can use without a circle.
+ * Here, above the architecture and the OS, because it asks them for their
+ * names (arch/backend.h, os/os.h), while they count in support/stats.c:
+ * this way the counters stay a leaf that every layer can use without a
+ * circle.
  */
 #include <errno.h>
 
-#include "arch/backend.h" /* sk__arch_name: a leaf constant (as in sync.c) */
-#include "os/os.h"
+#include "core/core.h"
+#include "support/mem.h"
+#include "support/stats.h"
 
 SK_API int sk_stats_get(struct sk_stats *out)
 {

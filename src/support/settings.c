@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * env.c - the STATICKEYS_* settings, all read the same way: unset or empty
+ * src/support/settings.c - the STATICKEYS_* settings, all read the same way: unset or empty
  * means the default; a value that is not one of the documented words is
  * named in one warning, with the words it may be, and the default is used.
  * secure_getenv (sk__getenv): a set-user-ID or file-capability program must
@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "os/os.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 const char *sk__getenv(const char *name)
 {

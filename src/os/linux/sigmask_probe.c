@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/sigmask_probe.c - are sigmask.c's wrappers in effect, and
+ * src/os/linux/sigmask_probe.c - are sigmask.c's wrappers in effect, and
  * what STATICKEYS_KEEP_SIGTRAP asks of them.
  *
  * Apart from the wrappers themselves, so that the static library can leave
@@ -30,7 +30,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "arch/x86_64/x86_64.h"
+#include "os/linux/sigmask_probe.h"
+#include "os/os.h"
+#include "support/message.h"
+#include "support/settings.h"
 
 /* -1: not decided yet; 0: masks honoured as given; 1: SIGTRAP kept out. */
 static int keep = -1;
@@ -156,18 +159,8 @@ int sk__sigmask_link_check(void)
 	return -ENOTSUP;
 }
 
-/* Once, from whichever comes first: this file's constructor or the first
- * registration (runtime.c).  Both run in the dynamic linker's
- * constructors, one at a time. */
-void sk__arch_init(void)
+void sk__sigmask_probe_start(void)
 {
-	static int done;
-
-	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
-		return;
-#ifndef SK_SIGMASK_LD_WRAP
-	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
-#endif
 	(void)sk__sigmask_keeps_sigtrap();
 	/* Probed here, in this thread, unless a wrapper called before this
 	 * constructor did (then the mask is not known). */
@@ -185,22 +178,4 @@ void sk__arch_init(void)
 		syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL,
 			sizeof(trap));
 	}
-}
-
-void sk__arch_before_lock(void)
-{
-#ifndef SK_SIGMASK_LD_WRAP
-	/* The wrappers' lookups, if no wrapper made them yet: the trap
-	 * handler's installation calls sigaction under the lock.  (With
-	 * --wrap there is nothing to look up, and a reference here would
-	 * link sigmask.c into programs linked without it.) */
-	sk__sigmask_lookup();
-#endif
-}
-
-/* Priority 101 (with the objects' registration): before ordinary
- * constructors, which may already set masks or start threads. */
-__attribute__((constructor(101))) static void sigmask_probe_init(void)
-{
-	sk__arch_init();
 }

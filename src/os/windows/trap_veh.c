@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/veh.c - the x86-64 protocol's OS half on Windows: a
- * vectored exception handler resumes threads caught mid-update where
- * trap.c says, and the backend's hooks that Windows makes trivial.
+ * src/os/windows/trap_veh.c - trap delivery on Windows (os/os.h): a
+ * vectored exception handler resumes threads caught mid-update where the
+ * architecture says (arch/x86_64/trap.c), and the rest of the trap
+ * delivery contract, which Windows makes trivial.
  *
  * A thread that runs a changing site's int3 raises EXCEPTION_BREAKPOINT.
  * Vectored handlers see an exception before any frame-based (__try) handler
@@ -15,51 +16,56 @@
  * handler (EXCEPTION_CONTINUE_SEARCH), as SIGTRAP chains on Linux.
  *
  * There are no signal masks: no thread can block the exception, so every
- * update is allowed (sk__arch_update_allowed), and no fork.  A debugger
+ * update is allowed (sk__os_trap_update_allowed), and no fork.  A debugger
  * attached to the process sees each such breakpoint first (first-chance
  * exceptions go to it before any handler of the program):
- * sk__tracer_note() says so once.
+ * sk__os_tracer_note() says so once.
  *
  * The runtime's DLL is pinned when the handler is added: unloading it
  * would leave Windows calling a handler that is gone.
  */
 #include <windows.h>
 
-#include "arch/x86_64/x86_64.h"
+#include "os/os.h"
+#include "support/inject.h"
+#include "support/message.h"
+#include "support/stats.h"
 
 static PVOID handler;
+/* The architecture's answer to "where does a thread that trapped here go
+ * on?" (sk__os_trap_init, before the handler is added). */
+static sk__trap_resume_fn resume_at;
 
-uintptr_t sk__arch_trap_address(const void *record, const void *context)
+/* trap_address - the address of the trapping site if @r is a breakpoint
+ * exception, else 0. */
+static uintptr_t trap_address(const EXCEPTION_RECORD *r)
 {
-	const EXCEPTION_RECORD *r = record;
-
-	(void)context;
 	if (r->ExceptionCode != (DWORD)EXCEPTION_BREAKPOINT)
 		return 0;
 	return (uintptr_t)r->ExceptionAddress;
 }
 
-void sk__arch_set_pc(void *context, uintptr_t pc)
+/* set_pc - resume the interrupted thread at @pc. */
+static void set_pc(CONTEXT *context, uintptr_t pc)
 {
-	((CONTEXT *)context)->Rip = (DWORD64)pc;
+	context->Rip = (DWORD64)pc;
 }
 
 static LONG CALLBACK breakpoint_handler(EXCEPTION_POINTERS *ep)
 {
-	uintptr_t addr = sk__arch_trap_address(ep->ExceptionRecord,
-					       ep->ContextRecord);
+	uintptr_t addr = trap_address(ep->ExceptionRecord);
 
 	if (!addr)
 		return EXCEPTION_CONTINUE_SEARCH;
 	DWORD saved_error = GetLastError();
-	uintptr_t resume = sk__trap_resolve(addr);
+	uintptr_t resume = resume_at(addr);
 	if (!resume) {
 		sk__count(SK__C_TRAPS_CHAINED, 1);
 		SetLastError(saved_error);
 		return EXCEPTION_CONTINUE_SEARCH;
 	}
 	SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
-	sk__arch_set_pc(ep->ContextRecord, resume);
+	set_pc(ep->ContextRecord, resume);
 	sk__count(SK__C_TRAPS_HANDLED, 1);
 	SetLastError(saved_error);
 	return EXCEPTION_CONTINUE_EXECUTION;
@@ -67,31 +73,32 @@ static LONG CALLBACK breakpoint_handler(EXCEPTION_POINTERS *ep)
 
 /* At start-up (the first object's registration, before the patch lock is
  * ever taken: pinning asks the loader). */
-void sk__arch_init(void)
+void sk__os_trap_init(sk__trap_resume_fn resume)
 {
+	resume_at = resume;
 	sk__os_pin_image((const void *)&breakpoint_handler);
 	handler = AddVectoredExceptionHandler(1, breakpoint_handler);
 }
 
-int sk__trap_install(void)
+int sk__os_trap_install(void)
 {
 	return handler ? 0 : -ENOMEM;
 }
 
-int sk__arch_update_allowed(void)
+int sk__os_trap_update_allowed(void)
 {
 	return 0;
 }
 
-void sk__arch_before_lock(void)
+void sk__os_trap_before_lock(void)
 {
 }
 
-void sk__threads_after_fork_child(void)
+void sk__os_trap_after_fork_child(void)
 {
 }
 
-void sk__tracer_note(void)
+void sk__os_tracer_note(void)
 {
 	static int said;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/mem.c - memory and sorting for the update path, safe in a signal
+ * src/support/mem.c - memory and sorting for the update path, safe in a signal
  * handler.
  *
  * A key may be updated from a signal handler (PostgreSQL <= 15 reloads its
@@ -20,9 +20,11 @@
  * (sk_stats_runtime_bytes) as mallinfo2 counts malloc's, for the
  * benchmarks' memory rows.
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "os/os.h"
+#include "support/mem.h"
 
 #define HEADER 16u		    /* keeps blocks 16-byte aligned */
 #define MIN_SHIFT 5		    /* 32 bytes, header included */

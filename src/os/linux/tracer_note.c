@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * tracer_note.c - tell a person debugging the program how to make the
+ * src/os/linux/tracer_note.c - tell a person debugging the program how to make the
  * library's traps invisible.
  *
  * Under a debugger, the int3 a thread meets on a site mid-update stops the
@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch/x86_64/x86_64.h"
 #include "os/os.h"
+#include "support/message.h"
 
 /* Set to 1 by the gdb script when it loads (README, "Debuggers"). */
 SK_API volatile int sk__debugger_script;
@@ -74,7 +74,7 @@ static const char *script_hint(char *buf, size_t size)
 	char lib[PATH_MAX];
 	const size_t llen = strlen(SK_INSTALL_LIBDIR);
 
-	if (mapped_file((const void *)(uintptr_t)sk__tracer_note, lib, sizeof(lib))) {
+	if (mapped_file((const void *)(uintptr_t)sk__os_tracer_note, lib, sizeof(lib))) {
 		size_t dlen = (size_t)(strrchr(lib, '/') - lib);
 		if (dlen > llen && lib[dlen - llen - 1] == '/' &&
 		    memcmp(lib + dlen - llen, SK_INSTALL_LIBDIR, llen) == 0 &&
@@ -131,7 +131,7 @@ static long tracer_pid(char *comm, size_t size)
 	return pid;
 }
 
-void sk__tracer_note(void)
+void sk__os_tracer_note(void)
 {
 	static atomic_bool said;
 	static _Atomic long last_check;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/x86_64/sigmask.c - keep SIGTRAP deliverable in every thread.
+ * src/os/linux/sigmask.c - keep SIGTRAP deliverable in every thread.
  *
  * While a batch runs, the first byte of each changing site is int3.  A thread
  * that executes it with SIGTRAP blocked is not given to our handler: the
@@ -47,7 +47,7 @@
  * sigaction (and signal, bsd_signal, sysv_signal, sigset, which glibc
  * implements with its internal sigaction) also counts each change of
  * SIGTRAP's action, so that an update knows whether its SIGTRAP handler is
- * still the installed one without asking the kernel (sigtrap.c).
+ * still the installed one without asking the kernel (trap_signal.c).
  *
  * What it cannot see: masks set by raw system calls, by the C library
  * internally (briefly, in pthread_create and posix_spawn, and for good in its
@@ -78,7 +78,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "arch/x86_64/x86_64.h"
+#include "os/linux/sigmask.h"
+#include "os/linux/sigmask_probe.h"
+#include "support/settings.h"
 
 #define SK_EXPORT __attribute__((visibility("default")))
 
@@ -416,7 +418,7 @@ static int install_action(int sig, const struct sigaction *act,
 	}
 	int r = CALL_REAL(sigaction, sig, act, old);
 	/* Counted once the action is in place: a batch that read the count
-	 * before this sees a new one at its next look (sigtrap.c). */
+	 * before this sees a new one at its next look (trap_signal.c). */
 	if (r == 0 && act && sig == SIGTRAP)
 		sk__sigmask_note_sigtrap_action();
 	return r;

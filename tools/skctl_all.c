@@ -4,7 +4,7 @@
  * the caller's user that serves a control socket, as kill(1) would reach
  * them: another user's processes are never looked at, root's choice is its
  * own (root sees every process).  `--comm NAME` keeps the processes whose
- * command name (/proc/PID/comm) is NAME.
+ * command name (the OS's: proc_comm) is NAME.
  *
  * Each process gets its own socket and at most --timeout (5 s by default)
  * for its reply; one that exits, hangs or refuses is reported on its line and the
@@ -25,30 +25,16 @@
 
 #include <statickeys/control.h>
 
-#include "skctl.h"
+#include "skctl_all.h"
+#include "skctl_openmetrics.h"
+#include "skctl_print.h"
+#include "skctl_transport.h"
 
 struct proc {
 	int pid;
 	char comm[64];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
-
-void proc_comm(int pid, char *out, size_t len)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(out, (int)len, f))
-		snprintf(out, len, "?");
-	if (f)
-		fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-	/* Shown inside JSON and OpenMetrics quotes: nothing to escape. */
-	for (char *c = out; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\')
-			*c = '?';
-}
 
 /* The pids whose default server (the abstract name "@statickeys-PID") is
  * bound, from /proc/net/unix (a datagram socket of that name), sorted.  An abstract name has no file to look for. */

@@ -22,7 +22,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "skctl.h"
+#include "skctl_openmetrics.h"
+#include "skctl_print.h"
+#include "skctl_transport.h"
 
 static const struct {
 	const char *json, *name, *help;

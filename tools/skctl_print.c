@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "skctl.h"
+#include "os/os.h"
+#include "skctl_print.h"
+#include "skctl_transport.h"
 
 static const char *on_off(bool on)
 {
@@ -23,6 +25,16 @@ static int name_width(const struct json *keys)
 			w = n;
 	}
 	return w;
+}
+
+void proc_comm(int pid, char *out, size_t len)
+{
+	if (sk__os_process_name(pid, out, len) < 0)
+		snprintf(out, len, "?");
+	/* Shown inside JSON and OpenMetrics quotes: nothing to escape. */
+	for (char *c = out; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\')
+			*c = '?';
 }
 
 void print_list(const struct json *reply)

@@ -125,38 +125,50 @@ fn link_system_library(libdir: Option<&Path>, libs: &[String]) {
     }
 }
 
-/// The runtime's sources as src/CMakeLists.txt lists them in SK_SOURCES,
-/// SK_OS_SOURCES_<os>, SK_CONTROL_SOURCES_<os> (else SK_CONTROL_SOURCES_posix)
-/// and the backend's list (see [`backend`]), so the bundled build compiles
-/// exactly what the CMake build does for the target; with the backend's name.
-fn cmake_sources(src: &Path) -> Option<(Vec<PathBuf>, String)> {
-    let text = std::fs::read_to_string(src.join("CMakeLists.txt")).ok()?;
-    let list = |name: &str| -> Option<Vec<PathBuf>> {
-        let start = cmake_set(&text, name)?;
-        let end = start + text[start..].find(')')?;
-        Some(text[start..end].split_whitespace().filter(|w| w.ends_with(".c")).map(|w| src.join(w)).collect())
-    };
-    let mut files = list("SK_SOURCES")?;
-    files.extend(list(&format!("SK_OS_SOURCES_{}", os_folder()))?);
-    // The control socket and STATICKEYS_FILE's watcher, or the OS's own
-    // list where it has neither (Windows).
-    let control = format!("SK_CONTROL_SOURCES_{}", os_folder());
-    files.extend(if cmake_set(&text, &control).is_some() {
-        list(&control)?
-    } else {
-        list("SK_CONTROL_SOURCES_posix")?
-    });
-    let (name, sources) = backend(&text);
-    files.extend(list(&sources)?);
-    (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some((files, name))
+/// src/sources.txt, the table of the runtime's sources that src/CMakeLists.txt
+/// reads too: each list's name and its words.  A line "name: words..."
+/// starts a list, a line that starts with blanks continues it, "#" starts
+/// a comment.
+fn source_table(src: &Path) -> Option<Vec<(String, Vec<String>)>> {
+    let text = std::fs::read_to_string(src.join("sources.txt")).ok()?;
+    let mut lists: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("");
+        let words = if line.starts_with(char::is_whitespace) {
+            line
+        } else if let Some((name, rest)) = line.split_once(':') {
+            lists.push((name.trim().to_string(), Vec::new()));
+            rest
+        } else if line.trim().is_empty() {
+            continue;
+        } else {
+            return None;
+        };
+        lists.last_mut()?.1.extend(words.split_whitespace().map(String::from));
+    }
+    Some(lists)
 }
 
-/// Where the values of `set(NAME ...)` start in a CMake file's text.
-fn cmake_set(text: &str, name: &str) -> Option<usize> {
-    let head = format!("set({name}");
-    text.match_indices(&head)
-        .map(|(i, _)| i + head.len())
-        .find(|&at| text[at..].starts_with(char::is_whitespace))
+/// The runtime's sources for the target as src/sources.txt gives them, the
+/// same src/CMakeLists.txt picks: `common`, `os.<os>`, `control.<os>` (else
+/// `control.posix`), the backend's `arch.<arch>` (see [`backend`]) and,
+/// for a backend that traps, `traps.<os>`; with the backend's name.
+fn table_sources(src: &Path) -> Option<(Vec<PathBuf>, String)> {
+    let table = source_table(src)?;
+    let list = |name: &str| table.iter().find(|(n, _)| n == name).map(|(_, w)| w.clone());
+    let os = os_folder();
+    let mut words = list("common")?;
+    words.extend(list(&format!("os.{os}"))?);
+    // The control socket and STATICKEYS_FILE's watcher, or the OS's own
+    // list where it has neither (Windows).
+    words.extend(list(&format!("control.{os}")).or_else(|| list("control.posix"))?);
+    let name = backend(&list(&format!("ports.{os}")).unwrap_or_default());
+    words.extend(list(&format!("arch.{name}"))?);
+    if list("trapping").unwrap_or_default().contains(&name) {
+        words.extend(list(&format!("traps.{os}"))?);
+    }
+    let files: Vec<PathBuf> = words.iter().map(|w| src.join(w)).collect();
+    (!files.is_empty() && files.iter().all(|f| f.is_file())).then_some((files, name))
 }
 
 /// The folder under src/os/ for the target, as src/CMakeLists.txt picks it
@@ -165,40 +177,31 @@ fn os_folder() -> String {
     env::var("CARGO_CFG_TARGET_OS").unwrap_or_default()
 }
 
-/// The runtime's backend for the target, as src/CMakeLists.txt picks it:
-/// its name (what `sk_stats()` reports: the architecture's, or
-/// "portable") and the CMake list of its sources.  With the `portable`
-/// feature, the portable backend (keys as atomic flags).  Otherwise
-/// `SK_ARCH_SOURCES_<arch>_<os>` when that list exists (an OS with a port
-/// of its own for the architecture: x86-64 Windows), else, on Linux,
-/// `SK_ARCH_SOURCES_<arch>` when the architecture has a port (the ports
-/// patch with Linux's calls), else the portable backend.  The crate's site
+/// The runtime's backend for the target, as src/CMakeLists.txt picks it
+/// from the same table: its name (what `sk_stats()` reports: the
+/// architecture's, or "portable"), the name of its list `arch.<name>`.
+/// With the `portable` feature, the portable backend (keys as atomic
+/// flags); otherwise the architecture when it is among the OS's `ports`
+/// (@ports, `ports.<os>`), else the portable backend.  The crate's site
 /// macros follow the name (statickeys' build.rs reads it as
 /// DEP_STATICKEYS_BACKEND).
-fn backend(cmake_text: &str) -> (String, String) {
+fn backend(ports: &[String]) -> String {
     println!("cargo:rerun-if-env-changed=CARGO_FEATURE_PORTABLE");
     let arch = match env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default().as_str() {
         "x86" => "i686".to_string(), // Rust's name for 32-bit x86
         a => a.to_string(),
     };
-    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    let has = |list: &str| cmake_set(cmake_text, list).is_some().then(|| list.to_string());
-    let sources = if env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
-        None
+    if env::var_os("CARGO_FEATURE_PORTABLE").is_none() && ports.contains(&arch) {
+        arch
     } else {
-        has(&format!("SK_ARCH_SOURCES_{arch}_{os}"))
-            .or_else(|| has(&format!("SK_ARCH_SOURCES_{arch}")).filter(|_| os == "linux"))
-    };
-    match sources {
-        Some(list) => (arch, list),
-        None => ("portable".to_string(), "SK_ARCH_SOURCES_portable".to_string()),
+        "portable".to_string()
     }
 }
 
 /// A fully static program (`-C target-feature=+crt-static`, the default of
 /// the musl targets): the C runtime's signal-mask wrappers must take the
 /// place of the C library's definitions and reach its functions without a
-/// dynamic linker (src/arch/x86_64/sigmask.c), since a library crate cannot
+/// dynamic linker (src/os/linux/sigmask.c), since a library crate cannot
 /// give the final link the `--wrap` options the C build uses.  Static glibc:
 /// its internal names (SK_SIGMASK_STATIC_GLIBC); without this, updates are
 /// refused with ENOTSUP.  Static musl: its internal names and, where it has
@@ -216,8 +219,8 @@ fn static_crt(build: &mut cc::Build) {
     let crt_static = features.split(',').any(|f| f == "crt-static")
         || (musl && !flags.contains("-crt-static"));
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("x86_64");
-    // Linux only: Windows has no signal masks to wrap (arch/x86_64/veh.c),
-    // and its x86-64 backend has no sigmask.c (SK_ARCH_SOURCES_x86_64_windows).
+    // Linux only: Windows has no signal masks to wrap (its trap delivery
+    // is os/windows/trap_veh.c, traps.windows in src/sources.txt).
     let linux = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
     if !(crt_static && x86_64 && linux) || env::var_os("CARGO_FEATURE_PORTABLE").is_some() {
         return;
@@ -232,7 +235,7 @@ fn static_crt(build: &mut cc::Build) {
 fn build_bundled(root: &Path) {
     let src = root.join("src");
     let include = root.join("include");
-    let (mut files, backend) = cmake_sources(&src).unwrap_or_else(|| (vec![], "portable".into()));
+    let (mut files, backend) = table_sources(&src).unwrap_or_else(|| (vec![], "portable".into()));
     let dirs = if files.is_empty() { vec![src.clone(), src.join("arch")] } else { vec![] };
     for dir in dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {

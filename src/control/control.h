@@ -57,10 +57,6 @@ long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
  * asks for it. */
 void sk__control_init(void);
 
-/* sk__object_is_program - @obj is the program itself (not a library or a
- * plugin): the last object to register before main. */
-bool sk__object_is_program(const struct sk__object *obj);
-
 /* ---- audit.c: who changed which key ------------------------------------- */
 
 #define SK__AUDIT_RING 64
@@ -210,7 +206,7 @@ void sk__json_str(struct sk__json *j, const char *s, size_t n);
 void sk__json_printf(struct sk__json *j, const char *fmt, ...)
 	__attribute__((format(SK__PRINTF, 2, 3)));
 
-/* ---- control_handler.c: requests applied to the runtime ------------------ */
+/* ---- handler.c: requests applied to the runtime -------------------------- */
 
 #define SK__REPLY_LIMIT (8u << 20)
 
@@ -219,10 +215,11 @@ void sk__json_printf(struct sk__json *j, const char *fmt, ...)
  * Holds the patch lock only while it reads or changes keys. */
 void sk__control_handle(const char *line, size_t len, struct sk__json *reply);
 
-/* ---- server.c ------------------------------------------------------------ */
-
-/* sk__control_exiting - the program has started exiting (atexit); false
- * where there is no control socket (no_socket.c). */
+/* sk__control_set_exiting - the program has started exiting: from now on a
+ * refusal is answered "exiting" (server.c's atexit handler). */
+void sk__control_set_exiting(void);
+/* sk__control_exiting - the program has started exiting; false where there
+ * is no control socket (no_socket.c: nothing sets it). */
 bool sk__control_exiting(void);
 
 #endif /* SK_CONTROL_PLANE_H */

@@ -239,6 +239,18 @@ static void do_stats(struct sk__json *j)
 	sk__json_raw(j, "}}\n");
 }
 
+static int exiting; /* set by the server's atexit handler; read by any thread */
+
+void sk__control_set_exiting(void)
+{
+	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
+}
+
+bool sk__control_exiting(void)
+{
+	return __atomic_load_n(&exiting, __ATOMIC_ACQUIRE);
+}
+
 static const char exiting_text[] =
 	"the program is exiting; nothing changed";
 

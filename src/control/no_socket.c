@@ -15,11 +15,6 @@
 #include "control/control.h"
 #include "statickeys/control.h"
 
-bool sk__control_exiting(void)
-{
-	return false;
-}
-
 SK_API int sk_control_start(const char *path)
 {
 	(void)path;

@@ -87,13 +87,6 @@ static struct {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } srv = { .fd = -1 };
 
-static int exiting; /* set by the atexit handler; read by any thread */
-
-bool sk__control_exiting(void)
-{
-	return __atomic_load_n(&exiting, __ATOMIC_ACQUIRE);
-}
-
 /* ---- receiving ----------------------------------------------------------- */
 
 /* One datagram into @q: 1, or 0 if there was none (or it is unusable). */
@@ -273,7 +266,7 @@ static void after_fork_child(void)
  * process is gone, so a client never waits on a dead socket. */
 static void at_exit(void)
 {
-	__atomic_store_n(&exiting, 1, __ATOMIC_RELEASE);
+	sk__control_set_exiting();
 	if (srv.running && srv.owner == getpid())
 		sk__listener_remove(srv.path);
 }

@@ -121,14 +121,6 @@ static void parse_statickeys(const char *text)
 	free(copy);
 }
 
-/* The main program is the object whose code holds the entry point. */
-bool sk__object_is_program(const struct sk__object *obj)
-{
-	uintptr_t entry = sk__os_aux(SK__AUX_ENTRY);
-
-	return entry && sk__object_segment_of(obj, (uintptr_t)entry);
-}
-
 static void warn_unmatched(void)
 {
 	for (size_t i = 0; i < nentries; i++)

@@ -122,6 +122,9 @@ void sk__key_index_free(struct sk__key_index *ix);
 
 /* ---- objects.c, continued ----------------------------------------------- */
 
+/* sk__object_is_program - @obj is the program itself (not a library or a
+ * plugin): the last object to register before main. */
+bool sk__object_is_program(const struct sk__object *obj);
 /* sk__object_segment_of - the executable segment holding @addr, or NULL. */
 const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
 						uintptr_t addr);

@@ -664,3 +664,11 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	sk__unlock();
 	object_free(obj);
 }
+
+/* The main program is the object whose code holds the entry point. */
+bool sk__object_is_program(const struct sk__object *obj)
+{
+	uintptr_t entry = sk__os_aux(SK__AUX_ENTRY);
+
+	return entry && sk__object_segment_of(obj, (uintptr_t)entry);
+}

@@ -39,7 +39,7 @@ int sk__writer_switch(const struct sk__writer_ops *ops, int *current,
 	if (writer != SK__W_PROCMEM && writer != SK__W_MPROTECT)
 		return -EINVAL;
 	if (*current == SK__W_UNPROBED)
-		(void)sk__writer_ready();
+		(void)ops->ready();
 	if (ops->probe(writer) != 0)
 		return -ENOTSUP;
 	*current = writer;

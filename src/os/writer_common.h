@@ -24,6 +24,7 @@ struct sk__writer_ops {
 	int (*probe)(int writer);           /* 0: it writes here, or -errno */
 	const char *(*name)(int writer);    /* as sk_stats names it */
 	const char *(*refused)(int writer); /* what was refused, for a message */
+	int (*ready)(void); /* the OS's sk__writer_ready: the first choice */
 };
 /* sk__writer_choose - the writer STATICKEYS_WRITER asks for if it works
  * here, else the other one (with a warning), else SK__W_NONE (with a

@@ -5,7 +5,7 @@
 #   package  `cargo package --workspace` with its verification builds, no
 #            libstatickeys visible to pkg-config: statickeys-sys must build
 #            from the C sources it carries.  The .crate must hold every file
-#            src/CMakeLists.txt names (every architecture) and every public
+#            src/sources.txt names (every architecture) and every public
 #            header, as files.  Then a new project depending on the two
 #            packaged crates (as from crates.io) builds and runs its
 #            threaded test and programs (blocked_signals: every thread
@@ -43,8 +43,8 @@ package_contents() { # the .crate's file list, checked against the sources
 	tar -tvzf "$crate" >"$tmp/tv"
 	grep -v '^-' "$tmp/tv" && fail "the .crate holds entries that are not plain files"
 	awk '{print $NF}' "$tmp/tv" | sed 's|^[^/]*/||' | sort >"$list"
-	# Every relative .c path in src/CMakeLists.txt, comments left out.
-	for f in $(sed 's/#.*//' "$src/src/CMakeLists.txt" | tr -s ' \t()' '\n' |
+	# Every relative .c path in src/sources.txt, comments left out.
+	for f in $(sed 's/#.*//' "$src/src/sources.txt" | tr -s ' \t:' '\n' |
 		grep -E '^[A-Za-z0-9_][A-Za-z0-9_/.-]*\.c$' | sort -u); do
 		grep -qxF "c/src/$f" "$list" || { echo "missing from the package: src/$f"; missing=1; }
 	done
@@ -52,9 +52,9 @@ package_contents() { # the .crate's file list, checked against the sources
 		grep -qxF "c/$f" "$list" || { echo "missing from the package: $f"; missing=1; }
 	done
 	[ $missing = 0 ] || fail "statickeys-sys does not carry the sources it compiles"
-	grep -vE '^(c/src/.*\.[ch]|c/src/CMakeLists\.txt|c/include/.*\.h|build\.rs|src/.*\.rs|Cargo\.(toml|toml\.orig|lock)|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)$' "$list" &&
+	grep -vE '^(c/src/.*\.[ch]|c/src/sources\.txt|c/include/.*\.h|build\.rs|src/.*\.rs|Cargo\.(toml|toml\.orig|lock)|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)$' "$list" &&
 		fail "statickeys-sys packs files it does not use"
-	echo "statickeys-sys: $(grep -c '^c/' "$list") C sources and headers packed, every one src/CMakeLists.txt names"
+	echo "statickeys-sys: $(grep -c '^c/' "$list") C sources and headers packed, every one src/sources.txt names"
 }
 
 case $step in

@@ -116,11 +116,13 @@ if [ -n "$link" ]; then
 fi
 if [ "$variant" = musl-static ]; then
   # As statickeys-sys builds it for x86_64-unknown-linux-musl: the sources
-  # src/CMakeLists.txt lists, one archive, a program linked without --wrap.
+  # src/sources.txt lists for it, one archive, a program linked without --wrap.
   nowrap=$build.static-musl
   rm -rf "$nowrap" && mkdir -p "$nowrap"
-  sources=$(sed -n '/^set(SK_SOURCES/,/)/p;/^set(SK_CONTROL_SOURCES_posix/,/)/p;/^set(SK_OS_SOURCES_linux/,/)/p;/^set(SK_ARCH_SOURCES_x86_64 /,/)/p' \
-    "$src/src/CMakeLists.txt" | tr -s ' ()\t' '\n' | grep '\.c$')
+  sources=$(sed 's/#.*//' "$src/src/sources.txt" | awk '
+    /^[a-z0-9_.]+:/ { list = $1; sub(/:$/, "", list); $1 = "" }
+    list ~ /^(common|control\.posix|os\.linux|arch\.x86_64|traps\.linux)$/ { print }' |
+    tr -s ' \t' '\n' | grep '\.c$')
   printf '%s\n' $sources | xargs -P "${SK_VARIANT_JOBS:-2}" -I{} sh -c \
     'musl-gcc -c -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
        -DSK_BUILDING_LIBRARY -DSK_SIGMASK_STATIC_MUSL -fvisibility=hidden \

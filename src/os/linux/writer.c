@@ -119,7 +119,8 @@ static const char *refused_of(int w)
 	return w == W_PROCMEM ? "/proc/self/mem" : "mprotect RWX";
 }
 
-static const struct sk__writer_ops ops = { probe, name_of, refused_of };
+static const struct sk__writer_ops ops = { probe, name_of, refused_of,
+					   sk__writer_ready };
 
 int sk__writer_ready(void)
 {

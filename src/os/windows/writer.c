@@ -114,7 +114,8 @@ static const char *name_of(int w)
 				 : "none";
 }
 
-static const struct sk__writer_ops ops = { probe, name_of, name_of };
+static const struct sk__writer_ops ops = { probe, name_of, name_of,
+					   sk__writer_ready };
 
 int sk__writer_ready(void)
 {

@@ -3,11 +3,19 @@
  * src/runtime.c - where the layers are wired together: start-up and fork.
  *
  *   control/   names, commits, start-up state, the control socket
- *   core/      keys, the registry of objects, update planning, the lock
- *   arch/      per architecture: site format, batch protocol, traps
- *   os/        writing code, core serialisation, counters (Linux)
+ *   trace/     tracepoints: their semaphores and probes
+ *   core/      keys, the registry of objects, update planning, the lock,
+ *              sk_stats
+ *   arch/      per architecture: site format, batch protocol, trap
+ *              resolution (arch/backend.h)
+ *   os/        per OS: writing code, core serialisation, processes,
+ *              sockets, and the delivery of traps (os/os.h)
+ *   support/   settings, messages, counters, memory, fault injection:
+ *              what every layer uses
  *
- * Each layer calls only the layers below it; only this file knows them all.
+ * Each layer calls only the layers below it (tools/check_layers.sh checks
+ * it); only this file knows them all: it hands the OS's core sync what the
+ * architecture knows (sk__sync_init).
  * The runtime is set up by the first object's registration: every program,
  * library and plugin with sites or keys registers from a priority-101
  * constructor (statickeys/object.h), before any of its code can run a site,

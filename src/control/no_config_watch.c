@@ -3,7 +3,7 @@
  * src/control/no_config_watch.c - STATICKEYS_FILE where config_watch.c is
  * not built (Windows: it reads directories with scandir() and follows them
  * with poll() on the OS layer's watch descriptor, neither of which Windows
- * has).  Listed instead of it in src/CMakeLists.txt (SK_CONTROL_SOURCES_<os>).
+ * has).  Listed instead of it in src/sources.txt (control.<os>).
  *
  * A set STATICKEYS_FILE is refused with one warning at start-up, never
  * ignored silently (README, "Platforms"); STATICKEYS still applies.

@@ -3,7 +3,7 @@
  * src/control/no_socket.c - the control socket's public functions where the
  * OS has no Unix datagram sockets (Windows: its AF_UNIX has stream sockets
  * only, and no way to learn the sender's credentials).  Listed instead of
- * listener.c and server.c in src/CMakeLists.txt (SK_CONTROL_SOURCES_<os>).
+ * listener.c and server.c in src/sources.txt (control.<os>).
  *
  * Every call returns -ENOTSUP, and STATICKEYS_CONTROL says at start-up that
  * there is no server (control/startup_state.c).  The rest of the control

@@ -9,9 +9,12 @@
  *   site_name.c  naming a site in messages (function, object)
  *   lock.c       the patch lock (a futex word naming its owner)
  *   config.c     the public sk_config_* setters
+ *   stats.c      sk_stats_get, sk_stats_runtime_bytes (with the names of
+ *                the mechanisms in use)
  *
  * Calls go down only: the control plane calls the core, the core calls the
- * architecture (arch/backend.h) and the OS layer (os/os.h), never back up.
+ * architecture (arch/backend.h), the OS layer (os/os.h) and support/,
+ * never back up.
  * src/runtime.c wires the layers together at start-up and around fork().
  */
 #ifndef SK_CORE_H

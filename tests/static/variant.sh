@@ -11,7 +11,7 @@
 #   musl-static          CC=musl-gcc, every test program fully static; then
 #                        the runtime as Rust's musl target links it: no
 #                        --wrap options, the wrappers taking musl's names
-#                        (SK_SIGMASK_STATIC_MUSL, arch/x86_64/sigmask_musl.c),
+#                        (SK_SIGMASK_STATIC_MUSL, os/linux/sigmask_musl.c),
 #                        with every thread model that sets a mask
 # What runs: the kernel-API matrix, the torture with both writers and with
 # the fallback core sync, every thread model with each writer and the sync

@@ -46,7 +46,7 @@ bool sk__sigmask_keeps_sigtrap(void)
 		/* Only before our constructor (another library's constructor
 		 * setting a mask): the environment is readable by then.  Not
 		 * sk__getenv: a sanitizer's start-up calls us before
-		 * instrumented code (env.c) may run. */
+		 * instrumented code (support/settings.c) may run. */
 		const char *env = sk__env_names_statickeys()
 					  ? secure_getenv("STATICKEYS_KEEP_SIGTRAP")
 					  : NULL;

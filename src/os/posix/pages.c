@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/posix/pages.c - pages of the runtime's own for the update path
- * (os/mem.c): mmap, a system call, safe in a signal handler.
+ * (support/mem.c): mmap, a system call, safe in a signal handler.
  */
 #include <sys/mman.h>
 

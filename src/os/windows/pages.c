@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/os/windows/pages.c - pages of the runtime's own for the update path
- * (os/mem.c): VirtualAlloc, which hands out zeroed pages (64 KiB
+ * (support/mem.c): VirtualAlloc, which hands out zeroed pages (64 KiB
  * granularity of addresses; mem.c asks for 128 KiB chunks).
  */
 #include <windows.h>

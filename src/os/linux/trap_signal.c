@@ -27,7 +27,7 @@
 static struct sigaction chained; /* what was installed before us */
 
 /* The architectures whose protocol traps here: x86's, whose trap
- * instruction is int3, one byte (SK_TRAPS_SOURCES_linux, src/sources.txt). */
+ * instruction is int3, one byte (trapping, traps.linux: src/sources.txt). */
 #if defined(__x86_64__)
 #define REG_PC REG_RIP
 #elif defined(__i386__)

@@ -80,7 +80,7 @@ echo "pkg-config: $cflags $libs; --static: $static_libs"
 $cc "$tmp/prog.c" $cflags $libs -o "$inst/bin/prog.exe" 2>"$tmp/cc.log" ||
   { cat "$tmp/cc.log"; fail "compile against the installed tree"; }
 out=$(cd "$inst/bin" && "$wine" ./prog.exe 2>"$tmp/wine.err") && rc=0 || rc=$?
-  out=${out//$'\r'/} # the C runtime writes CRLF
+out=${out//$'\r'/} # the C runtime writes CRLF
 echo "$out" | sed 's/^/  dynamic: /'; sed 's/^/  dynamic (stderr): /' "$tmp/wine.err"
 check "dynamic: runs from the installed bin/ under wine (exit 0, traced 1)" \
   [ "$rc" -eq 0 -a "$out" = "traced 1" ]

@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test bench soak clean
+.PHONY: all build test check bench soak clean
 
 all: build
 
@@ -12,8 +12,19 @@ build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Every test (CI runs this), in parallel: ctest -j, with the long sub-builds
+# started first (COST) and the timing tests alone (RUN_SERIAL); labels and
+# what each covers: tests/labels.cmake, docs/testing.md.  The last line
+# counts passed, failed and skipped tests.
 test: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 600
+	tests/run_tests.sh $(BUILD) -j $(JOBS) --output-on-failure --timeout 600
+
+# The quick loop, after each change: the `quick` label (in-tree programs and
+# scripts that run in seconds), in parallel.  LABEL=cross (or any label of
+# tests/labels.cmake) runs another set.
+LABEL ?= quick
+check: build
+	tests/run_tests.sh $(BUILD) -j $(JOBS) --output-on-failure --timeout 600 -L '^$(LABEL)$$'
 
 # Benchmarks: a Release build of their own (never $(BUILD), which `make test`
 # uses), then bench/run_bench.py writes bench/out/REPORT.md, results.json and

@@ -3,10 +3,12 @@
 # Linux host:
 #   cmake -S . -B build-windows \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/x86_64-w64-mingw32.cmake
-# The runtime is the portable backend there (keys as atomic flags, nothing
-# patched; src/os/windows/).  When wine is installed, ctest runs the test
-# programs under it (CMAKE_CROSSCOMPILING_EMULATOR): wine 8 is what the
-# project is tested with, not Windows itself (README, "Platforms").
+# x86-64 sites are patched there, with the int3 protocol of Linux
+# (src/os/windows/: WriteProcessMemory, FlushProcessWriteBuffers, a
+# vectored exception handler).  `cmake --install` puts libstatickeys.dll and
+# the libwinpthread-1.dll it needs in bin/.  When wine is installed, ctest
+# runs the test programs under it (CMAKE_CROSSCOMPILING_EMULATOR): wine 8 is
+# what the project is tested with, not Windows itself (docs/windows.md).
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 set(sk_triple x86_64-w64-mingw32)

@@ -4,9 +4,16 @@
  * outside the program's own code: the control socket, STATICKEYS_FILE and
  * the STATICKEYS environment variable.
  *
- *	STATICKEYS_AUDIT=stderr   (the default) one line per change on stderr
- *	STATICKEYS_AUDIT=syslog   the same line to syslog(3), LOG_NOTICE
+ *	STATICKEYS_AUDIT=syslog   (the default) one line per change to
+ *	                          syslog(3), LOG_NOTICE: the journal records
+ *	                          it with the program's name and pid
+ *	STATICKEYS_AUDIT=stderr   the same line on the program's stderr
  *	STATICKEYS_AUDIT=off      no lines (the ring below is still kept)
+ *
+ * A library does not write into its host's output unasked: a server's
+ * stderr is its log, and a line per outside change there is noise the
+ * operator did not ask for.  Where the OS has no system log (Windows) the
+ * default keeps the ring only; asking for syslog there says so.
  *
  * Each change is one record: the time, the source (the peer's uid, pid and
  * command for the socket; file and line for a file; the variable for the
@@ -26,6 +33,7 @@
  * and the lines are written there, as the start-up warnings are.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,7 +48,7 @@
 
 enum output { TO_STDERR, TO_SYSLOG, TO_NOWHERE };
 
-static enum output output = TO_STDERR;
+static enum output output = TO_NOWHERE; /* until sk__audit_init() */
 static pthread_mutex_t ring_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct sk__audit_record ring[SK__AUDIT_RING];
 static uint64_t ring_next; /* sequence number of the next record */
@@ -52,26 +60,33 @@ static __thread struct sk__audit_src peer;
 void sk__audit_init(void)
 {
 	const char *how = sk__getenv("STATICKEYS_AUDIT");
+	bool asked = how && *how;
 
-	/* Unset: stay with the default (TO_STDERR, 0) without writing it,
-	 * which would cost a program's start-up a page fault. */
-	if (!how || !*how || strcmp(how, "stderr") == 0)
+	if (asked && strcmp(how, "stderr") == 0) {
+		output = TO_STDERR;
 		return;
-	if (strcmp(how, "syslog") == 0) {
-		/* Opened now (os/os.h: sk__os_syslog_open); where the OS
-		 * has no system log the lines go to stderr. */
-		int r = sk__os_syslog_open();
-		if (r == 0)
-			output = TO_SYSLOG;
-		else
-			sk__warn("STATICKEYS_AUDIT=syslog: no system log here "
-				 "(%s); audit lines go to stderr", sk__strerror(-r));
 	}
-	else if (strcmp(how, "off") == 0)
-		output = TO_NOWHERE;
-	else
-		sk__warn("STATICKEYS_AUDIT=%s: not stderr, syslog or off; "
+	if (asked && strcmp(how, "off") == 0)
+		return; /* TO_NOWHERE */
+	if (asked && strcmp(how, "syslog") != 0) {
+		output = TO_STDERR;
+		sk__warn("STATICKEYS_AUDIT=%s: not syslog, stderr or off; "
 			 "audit lines go to stderr", how);
+		return;
+	}
+	/* syslog, asked or by default: opened now (os/os.h:
+	 * sk__os_syslog_open), at start-up, when the program can count the
+	 * descriptor. */
+	int r = sk__os_syslog_open();
+	if (r == 0)
+		output = TO_SYSLOG;
+	else if (asked) {
+		output = TO_STDERR;
+		sk__warn("STATICKEYS_AUDIT=syslog: no system log here "
+			 "(%s); audit lines go to stderr", sk__strerror(-r));
+	}
+	/* else the default where the OS has no system log: the ring alone
+	 * (skctl log), nothing on the host's stderr. */
 }
 
 void sk__audit_set_peer(int pid, unsigned uid)

@@ -20,7 +20,7 @@ trap cleanup EXIT
 . "$(dirname "$0")/testlib.sh"
 # start_demo N: demo number N, serving its default socket.
 start_demo() {
-	STATICKEYS_CONTROL=1 "$tmp/a/skall" -i 100 -t 1 >"$tmp/out$1" 2>"$tmp/err$1" &
+	STATICKEYS_AUDIT=stderr STATICKEYS_CONTROL=1 "$tmp/a/skall" -i 100 -t 1 >"$tmp/out$1" 2>"$tmp/err$1" &
 	pids+=($!); eval "demo$1=$!"
 }
 # Until `--all list` shows N processes (each has its socket).

@@ -18,6 +18,8 @@
  *	config_file syslog      STATICKEYS_AUDIT=syslog: the audit lines reach
  *	                        /dev/log (the test's own socket there, in a
  *	                        private mount namespace: needs root)
+ *	config_file syslog_default   STATICKEYS_AUDIT unset: the same, the
+ *	                        default; nothing on the program's stderr
  *
  * The test prepares the files, then runs itself again with STATICKEYS_FILE
  * (and STATICKEYS, for the environment's audit line) set and stderr going
@@ -638,8 +640,12 @@ static int parent(const char *self, const char *mode, const char *plugin)
 		 * child then moves to "/" (file_mode). */
 		snprintf(path, sizeof(path), "keys.conf");
 		setenv("STATICKEYS", "cf_env=1,cf_d=0", 1);
+		/* syslog_default: STATICKEYS_AUDIT unset, the lines go to
+		 * the system log all the same, never to the host's stderr. */
 		if (strcmp(mode, "syslog") == 0)
 			setenv("STATICKEYS_AUDIT", "syslog", 1);
+		else if (strcmp(mode, "file") == 0)
+			setenv("STATICKEYS_AUDIT", "stderr", 1);
 	} else {
 		prepare_configmap();
 		snprintf(path, sizeof(path), "%s/cm%s", dir,
@@ -652,7 +658,7 @@ static int parent(const char *self, const char *mode, const char *plugin)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (strcmp(mode, "syslog") == 0)
+		if (strncmp(mode, "syslog", 6) == 0)
 			private_dev_log();
 		int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fd, 2);
@@ -674,7 +680,8 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[1], "file") ||
 			  !strcmp(argv[1], "configmap") ||
 			  !strcmp(argv[1], "configmap_file") ||
-			  !strcmp(argv[1], "syslog")))
+			  !strcmp(argv[1], "syslog") ||
+			  !strcmp(argv[1], "syslog_default")))
 	{
 		/* The child starts in the test's directory: exec by full path. */
 		char *self = realpath(argv[0], NULL);
@@ -682,14 +689,14 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4 || strcmp(argv[1], "child")) {
 		fprintf(stderr, "usage: %s file PLUGIN | configmap | "
-			"configmap_file | syslog\n", argv[0]);
+			"configmap_file | syslog | syslog_default\n", argv[0]);
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[3]);
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
 	if (!strcmp(argv[2], "file"))
 		file_mode();
-	else if (!strcmp(argv[2], "syslog"))
+	else if (!strncmp(argv[2], "syslog", 6)) /* syslog, syslog_default */
 		syslog_mode();
 	else if (!strcmp(argv[2], "configmap_file"))
 		configmap_file_mode();

@@ -55,7 +55,7 @@ for h in 1 2; do
 	"$sync" /statickeys/ "$tmp/host$h/keys.conf" 2>"$tmp/sync$h.err" &
 	jobs_started+=($!)
 	check "host $h: the sync writes its file" wait_for grep -q '^greeting = 1$' "$tmp/host$h/keys.conf"
-	STATICKEYS_FILE=$tmp/host$h/keys.conf STATICKEYS_CONTROL=$tmp/host$h/demo.sock \
+	STATICKEYS_AUDIT=stderr STATICKEYS_FILE=$tmp/host$h/keys.conf STATICKEYS_CONTROL=$tmp/host$h/demo.sock \
 		"$demo" -i 100 -t 1 >"$tmp/out$h" 2>"$tmp/err$h" &
 	jobs_started+=($!)
 	check "host $h: the demo starts without tracing" wait_tick "$tmp/out$h" 'tracing=0 '

@@ -188,7 +188,7 @@ def _status_of(res, name):
 
 
 def main_table(res):
-    """The update-latency table: the README shows this one."""
+    """The update-latency table: docs/benchmark-results.md shows this one."""
     rows = []
     # Spread (one site per page) first: the layout of a real key's sites,
     # and the one the kernel's figures are compared with.

@@ -12,7 +12,7 @@
 # DEP-5) where Debian policy puts it, /usr/share/doc/PACKAGE/copyright.
 # Build them from a tree configured with -DCMAKE_INSTALL_PREFIX=/usr (so the
 # library directory is Debian's multiarch one): `cpack -G DEB` in the build
-# directory (README, "Install"; tests/install/deb_test.sh).
+# directory (docs/install.md, "Debian packages"; tests/install/deb_test.sh).
 set(CPACK_PACKAGE_NAME statickeys)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "statickeys developers <statickeys@localhost>")

@@ -149,7 +149,8 @@ static inline const struct sk_key *sk__untyped(const struct sk_key *k) { return 
  * Return: 0; -EINVAL if @k is not a defined key; -EDEADLK if called from a
  * signal handler or while this thread is already inside an update; -EBUSY
  * if another thread blocks SIGTRAP (it would die at a changing site; the
- * message names it); -EPERM/-EIO if no way to write code works (see README).
+ * message names it); -EPERM/-EIO if no way to write code works (see
+ * docs/operations.md, "What can go wrong and what happens").
  */
 #define sk_key_enable(k) sk__key_enable(SK__UNTYPED(k))
 /**

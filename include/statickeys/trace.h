@@ -23,7 +23,7 @@
  * semaphore) so that bpftrace and perf find it.  The key is reference
  * counted: each registered probe holds a reference, and so does a tracer
  * attached to the USDT probe while the kernel holds its semaphore non-zero
- * (the runtime's semaphore watcher, README "Tracepoints").
+ * (the runtime's semaphore watcher, docs/tracepoints.md).
  *
  * sk_trace_SYSTEM_NAME() is an inline function, as the kernel's
  * trace_NAME(): an argument the compiler can prove free of side effects is

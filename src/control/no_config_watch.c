@@ -6,7 +6,7 @@
  * has).  Listed instead of it in src/sources.txt (control.<os>).
  *
  * A set STATICKEYS_FILE is refused with one warning at start-up, never
- * ignored silently (README, "Platforms"); STATICKEYS still applies.
+ * ignored silently (docs/porting.md, "Platforms"); STATICKEYS still applies.
  */
 #include <errno.h>
 #include <stddef.h>

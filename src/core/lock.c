@@ -24,7 +24,8 @@
  * A handler on any other thread, or one that interrupted no update, takes
  * the lock like any caller and may wait for another thread's update, which
  * needs nothing the handler's thread holds.  What is still not
- * async-signal-safe is listed in the README ("What can go wrong").
+ * async-signal-safe is listed in docs/operations.md ("Updates from signal
+ * handlers"; "What can go wrong and what happens").
  *
  * fork() takes the lock in the prepare handler (runtime.c), so a child
  * never inherits text in the middle of a batch - unless the forking thread

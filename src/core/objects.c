@@ -127,8 +127,8 @@ static inline void check_one_runtime(const struct sk__object *obj,
 	sk__warn("key '%s', used by %s, belongs to another copy of the "
 		 "statickeys runtime in this process: updates through one copy "
 		 "do not reach the other's sites; link one runtime only (see "
-		 "README, \"One runtime per process\")", key->name,
-		 display_name(obj));
+		 "docs/shared-objects.md, \"One runtime per process\")",
+		 key->name, display_name(obj));
 }
 
 /* Say why a site will never change: its key is missing or not a key. */

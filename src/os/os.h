@@ -50,7 +50,7 @@
  * writer_common.c, what the OS writers share (writer_common.h).
  *
  * Functions return 0 (or a count) or a negative errno; what an OS cannot
- * have returns -ENOTSUP, never a guess (README, "Platforms").
+ * have returns -ENOTSUP, never a guess (docs/porting.md, "Platforms").
  *
  * src/os/linux/ is the reference: its files say what each call costs there.
  */

@@ -12,7 +12,8 @@
  * key holds one reference for all its tracers (so a tracer turns it on
  * within 50 ms plus one key update, and the last detach turns it off as
  * fast).  A round costs one 16-bit load per tracepoint and one timed sleep
- * (README "What the library takes from its host" gives the measured cost).
+ * (docs/operations.md, "What the library takes from its host", gives the
+ * measured cost).
  * Updates may run from any thread, so the watcher calls sk_key_inc/dec
  * directly.
  */

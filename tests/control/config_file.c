@@ -370,7 +370,7 @@ static void unknown_names(const char *path)
 	sk_control_stop();
 }
 
-/* A file over 1 MiB (README) is refused as a bad line is: nothing
+/* A file over 1 MiB (docs/fleet.md, STATICKEYS_FILE) is refused as a bad line is: nothing
  * applied, one message naming it. */
 static void over_one_mib(const char *path)
 {

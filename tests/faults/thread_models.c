@@ -492,7 +492,7 @@ static void case_dlopen_after(void)
 
 #ifdef SK_TEST_STATIC_RUNTIME
 	/* The plugin links the shared runtime: two runtimes in one process,
-	 * which is not supported (README, "One runtime per process"). */
+	 * which is not supported (docs/shared-objects.md, "One runtime per process"). */
 	printf("  skipped here: the static-runtime build cannot load a "
 	       "plugin linked with the shared runtime\n");
 	return;

@@ -43,7 +43,7 @@
 #define CLIENTS 3
 #define FLIPS 1500
 #define SOCKET_FLIPS 300
-#define FOOTPRINT 2 /* README: "What the library takes from its host" */
+#define FOOTPRINT 2 /* docs/operations.md: "What the library takes from its host" */
 
 SK_DEFINE_KEY_FALSE_DESC(budget_key, "flipped while descriptors are counted");
 

@@ -23,7 +23,7 @@
 # Left out, each with its reason (printed):
 #   dlopen_after (static ones)  the plugin links the shared runtime: a fully
 #                        static program cannot share its runtime with a
-#                        plugin (README, "Static programs and musl")
+#                        plugin (docs/static-linking.md)
 #   attr_sigmask, ucontext (musl)  musl has no pthread_attr_setsigmask_np
 #                        and no setcontext family
 # Exit 77 (skipped) with the reason when the toolchain is missing (Debian:

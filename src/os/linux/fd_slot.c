@@ -35,7 +35,7 @@
  * the open it is zero, and a program that takes the number meanwhile
  * takes a descriptor it had room for anyway (its own plan leaves the
  * library's place free).  Reopening costs one open() of /proc/self/mem
- * (~3 us, README), paid only by updates that lent the place (a scan of new
+ * (~3 us, docs/operations.md), paid only by updates that lent the place (a scan of new
  * threads, the once-a-second tracer check, a message, an audit line).
  *
  * With STATICKEYS_WRITER=mprotect /proc/self/mem is opened all the same

@@ -28,7 +28,8 @@
 #include "os/os.h"
 #include "support/message.h"
 
-/* Set to 1 by the gdb script when it loads (README, "Debuggers"). */
+/* Set to 1 by the gdb script when it loads (docs/operations.md, "Caveats
+ * for users": Debuggers). */
 SK_API volatile int sk__debugger_script;
 
 #ifdef SK_GDB_SCRIPT_PATH
@@ -151,6 +152,6 @@ void sk__os_tracer_note(void)
 	sk__warn("traced by %s (pid %ld): unless the debugger has loaded the "
 		 "statickeys gdb script, a thread meeting a site while a key "
 		 "changes stops with SIGTRAP; resume it with `signal SIGTRAP` "
-		 "(not `continue`), or load the script: %s (README, "
-		 "\"Debuggers\")", comm, pid, script_hint(hint, sizeof(hint)));
+		 "(not `continue`), or load the script: %s (docs/operations.md, "
+		 "\"Caveats for users\")", comm, pid, script_hint(hint, sizeof(hint)));
 }

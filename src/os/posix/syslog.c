@@ -24,9 +24,9 @@ int sk__os_syslog_open(void)
 		return -errno;
 	/* The C library's /dev/log socket, opened now rather than by the
 	 * first line: the library's descriptors are all taken at start-up
-	 * (README, "What the library takes from its host").  If the program
-	 * calls openlog() itself later, the socket is kept; only closelog()
-	 * would close it. */
+	 * (docs/operations.md, "What the library takes from its host").  If
+	 * the program calls openlog() itself later, the socket is kept; only
+	 * closelog() would close it. */
 	openlog(NULL, LOG_NDELAY, LOG_USER);
 	return 0;
 }

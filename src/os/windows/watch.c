@@ -3,7 +3,7 @@
  * src/os/windows/watch.c - no directory watch on Windows in this port:
  * ReadDirectoryChangesW gives a HANDLE, not a descriptor poll() can wait
  * on, which is what control/config_watch.c's thread does.  So
- * STATICKEYS_FILE is read once, at start-up (README, "Platforms").
+ * STATICKEYS_FILE is read once, at start-up (docs/porting.md, "Platforms").
  */
 #include <errno.h>
 

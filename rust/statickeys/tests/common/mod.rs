@@ -3,9 +3,10 @@
 //! to read an `sk_sites` entry.
 #![allow(dead_code)] // each test program uses its part
 
-/// Whether the crate's sites must be patched here: README.md's platform
-/// table, stated apart from the crate's own choice (build.rs), so that a
-/// wrong choice, or a site table the linker dropped, fails a test.
+/// Whether the crate's sites must be patched here: the platform table
+/// (README.md's, in full in docs/porting.md), stated apart from the
+/// crate's own choice (build.rs), so that a wrong choice, or a site table
+/// the linker dropped, fails a test.
 pub const PATCHED: bool = cfg!(all(
     not(feature = "portable"),
     any(

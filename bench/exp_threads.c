@@ -11,7 +11,7 @@
  * After the threads of a row are created, one untimed flip comes first: the
  * thread count changed, so it scans every thread once.  The timed flips then
  * show the steady state; a full re-scan still happens at most once a second
- * (src/arch/x86_64/threads_check.c), which the p99 and mean columns include when a row
+ * (src/os/linux/threads_check.c), which the p99 and mean columns include when a row
  * runs that long.
  *
  * --mode NAME only labels the rows: run_bench.py also runs this experiment

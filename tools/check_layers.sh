@@ -20,7 +20,7 @@
 #     compiler (the includer's folder, then src/);
 #   - calls: a file that calls a function another file defines (non-static
 #     definitions at the start of a line), so that files sharing one header
-#     (control/control.h, tools/skctl.h) are checked too.
+#     (control/control.h, tools/skctl_transport.h) are checked too.
 # An edge from a lower layer to a higher one is an upward arrow.  A .c and
 # the .h of the same name in the same folder are one node; nodes that reach
 # one another are a circle.  Either fails the check, naming the files.

@@ -282,7 +282,7 @@ static int no_reply(int err)
 				 : SKCTL_UNREACHABLE;
 }
 
-/* Send @request and parse its reply (skctl.h). */
+/* Send @request and parse its reply (skctl_transport.h). */
 int transact(int fd, const char *request, struct json **out, char **raw)
 {
 	char *line = NULL;

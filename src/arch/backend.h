@@ -50,7 +50,7 @@ extern const char sk__arch_name[];
  * (arch/portable/: objects then register keys only). */
 extern const unsigned sk__arch_site_size;
 
-/* sk__arch_trap_insn - the instruction byte(s) that trap (x86: int3, 0xcc);
+/* sk__arch_trap_byte - the instruction byte that traps (x86: int3, 0xcc);
  * written over the first byte of a site while it changes. */
 extern const unsigned char sk__arch_trap_byte;
 

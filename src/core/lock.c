@@ -12,9 +12,9 @@
  * update path is built to need nothing an interrupted thread may hold:
  *
  *   - no malloc(), free() or qsort(), on any thread, while the lock is held
- *     for an update (os/mem.c gives the update path memory of its own);
+ *     for an update (support/mem.c gives the update path memory of its own);
  *   - no stdio: messages are formatted on the stack and written with one
- *     write() (os/stats.c);
+ *     write() (support/message.c);
  *   - this lock is a futex word holding its owner's thread id, so a
  *     handler that interrupted its own thread's update is told so at once,
  *     from one load, whatever instruction of the lock or the update it

@@ -657,7 +657,7 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	handle->object = NULL;
 	publish_site_index();
 	sk__trap_forget_stuck(obj->lo, obj->hi);
-	/* The index is the update path's memory (os/mem.c), whose only lock
+	/* The index is the update path's memory (support/mem.c), whose only lock
 	 * is this one: given back before it is released. */
 	sk__key_index_free(obj->by_key);
 	obj->by_key = NULL;

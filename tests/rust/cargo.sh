@@ -198,7 +198,7 @@ doc)
 test-musl)
   # The target's own default (crt-static), as `cargo build --target
   # x86_64-unknown-linux-musl` ships programs: the runtime's signal-mask
-  # wrappers reach musl without a dynamic linker (arch/x86_64/sigmask_musl.c).
+  # wrappers reach musl without a dynamic linker (os/linux/sigmask_musl.c).
   t=x86_64-unknown-linux-musl
   [ "$(uname -m)" = x86_64 ] || { echo "SKIPPED: not an x86-64 host"; exit 77; }
   [ -d "$(rustc --print sysroot)/lib/rustlib/$t/lib" ] ||

@@ -10,7 +10,7 @@
  * comes first, while compressed instructions are still allowed: the
  * padding may need a 2-byte c.nop).  The linker refuses a "j" beyond its
  * reach (R_RISCV_JAL); a site assembled as NOP is checked when its key
- * changes, before anything is written (src/arch/aarch64/store_batch.c).
+ * changes, before anything is written (src/arch/common/store_batch.c).
  *
  * The key is named as on aarch64: each site has its own 8-byte pointer to
  * the key in ".data.rel.ro.sk_keyslots", and the entry's key field points

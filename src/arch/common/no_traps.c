@@ -5,7 +5,7 @@
  * store, riscv64 likewise, and the portable backend, which changes none.  Nothing traps, so
  * every thread survives an update whatever its signal mask, no site address
  * needs resolving, nothing is ever stuck, and a fork child has no trap
- * state to forget.  Listed in src/CMakeLists.txt by those backends.
+ * state to forget.  Listed in src/sources.txt by those backends.
  */
 #include "arch/backend.h"
 #include "support/mem.h"

@@ -59,7 +59,7 @@ bool sk__sigmask_keeps_sigtrap(void)
 /* SIGTRAP's action changed through the sigaction wrapper this many times:
  * while the wrappers are in effect, the trap handler's installer need not
  * ask the kernel at every batch whether ours is still the one installed
- * (sk__trap_install). */
+ * (sk__os_trap_install). */
 static unsigned long sigtrap_actions;
 
 void sk__sigmask_note_sigtrap_action(void)

@@ -16,7 +16,6 @@
 #include "arch/backend.h"
 
 #include <string.h>
-#include <ucontext.h>
 
 const char sk__arch_name[] = "aarch64";
 const unsigned sk__arch_site_size = 4;
@@ -61,13 +60,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	/* Sign-extend imm26 (shift it to the top, then back down). */
 	int32_t words = (int32_t)(v << 6) >> 6;
 	return addr + (intptr_t)words * 4;
-}
-
-void sk__arch_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.pc = pc;
 }
 
 bool sk__arch_reaches(uintptr_t addr, uintptr_t target)

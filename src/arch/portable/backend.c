@@ -39,12 +39,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr;
 }
 
-void sk__arch_set_pc(void *ucontext, uintptr_t pc)
-{
-	(void)ucontext;
-	(void)pc;
-}
-
 void sk__arch_serialize_self(void)
 {
 	/* No code is modified, so there is nothing to refetch; a compiler

@@ -16,7 +16,6 @@
 #include "arch/backend.h"
 
 #include <string.h>
-#include <ucontext.h>
 
 const char sk__arch_name[] = "riscv64";
 const unsigned sk__arch_site_size = 4;
@@ -74,13 +73,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 		       (((v >> 20) & 1u) << 11) | (v & 0xff000u);
 	/* Sign-extend the 21-bit offset (shift it to the top, then back). */
 	return addr + (intptr_t)((int32_t)(off << 11) >> 11);
-}
-
-void sk__arch_set_pc(void *ucontext, uintptr_t pc)
-{
-	ucontext_t *uc = ucontext;
-
-	uc->uc_mcontext.__gregs[REG_PC] = pc;
 }
 
 void sk__arch_serialize_self(void)

@@ -40,7 +40,15 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Darwin")
   set(CMAKE_INSTALL_NAME_TOOL ${sk_zig_bin}/install_name_tool)
 endif()
 set(CMAKE_C_COMPILER ${sk_zig_bin}/zig-cc)
-set(CMAKE_CXX_COMPILER ${sk_zig_bin}/zig-c++)
+# C++ only when asked for: CMake's check of a C++ compiler links a program,
+# and zig then builds libc++ for the target first (minutes).  A build of
+# the C library and tools (tests/cross/zig_build.sh) needs none.
+option(SK_ZIG_CXX "Use zig c++ as the C++ compiler too" ON)
+if(SK_ZIG_CXX)
+  set(CMAKE_CXX_COMPILER ${sk_zig_bin}/zig-c++)
+else()
+  set(CMAKE_CXX_COMPILER zig-c++-NOTFOUND) # the top-level CMakeLists.txt skips C++
+endif()
 set(CMAKE_AR ${sk_zig_bin}/zig-ar CACHE FILEPATH "" FORCE)
 set(CMAKE_RANLIB ${sk_zig_bin}/zig-ranlib CACHE FILEPATH "" FORCE)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

@@ -34,7 +34,7 @@ is_target() {
 }
 
 "$cmake" -S "$src" -B "$xbuild" -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/zig.cmake" \
-  -DSK_ZIG_TARGET="$target" "-DSK_ZIG=python3 -m ziglang" \
+  -DSK_ZIG_TARGET="$target" "-DSK_ZIG=python3 -m ziglang" -DSK_ZIG_CXX=OFF \
   -DSTATICKEYS_BUILD_TESTS=OFF -DSTATICKEYS_BUILD_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$xbuild.configure.log" 2>&1 ||
   { tail -30 "$xbuild.configure.log"; fail "configure for $target"; }

@@ -5,7 +5,7 @@
  * sk_hist_*).
  *
  * A leaf: the OS writers and core syncs and the layers above count here,
- * and core/stats.c (sk_stats_get) adds the names of the mechanisms in use.
+ * and core/stats_get.c (sk_stats_get) adds the names of the mechanisms in use.
  *
  * Everything is a relaxed atomic add: the trap handler counts from signal
  * context, and a reader (the control socket, a benchmark) never takes the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/support/stats.h - counters and duration histograms (stats.c), which
- * every layer adds to and sk_stats_* reads (core/stats.c names the
+ * every layer adds to and sk_stats_* reads (core/stats_get.c names the
  * mechanisms in use beside them).
  */
 #ifndef SK_SUPPORT_STATS_H

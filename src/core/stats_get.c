@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/core/stats.c - sk_stats_get(): the counters, with the names of
+ * src/core/stats_get.c - sk_stats_get(): the counters, with the names of
  * the writer, core-sync method and backend in use; and the bytes the
  * runtime holds (sk_stats_runtime_bytes).
  *

@@ -75,9 +75,9 @@ static const char usage_text[] =
 	"4 the reply was not understood; 5 the program is exiting; 8 no reply\n"
 	"within the timeout (a stopped or busy process); 9 the process is\n"
 	"gone: it exited before it answered (seen at once, not at the\n"
-	"timeout; -p and --all).  With --all: 0 every process did it; 6 some\n"
-	"did, some did not (one that is gone did not); 7 none did; 3 no\n"
-	"process to talk to.\n";
+	"timeout).  With --all: 0 every process did it;\n"
+	"6 some did, some did not (one that is gone did not); 7 none did;\n"
+	"3 no process to talk to.\n";
 
 /* ---- commands ------------------------------------------------------------- */
 

@@ -106,6 +106,26 @@ static void runtime_init(void)
 		pthread_once(&init_once, runtime_init_marked);
 }
 
+/* The program registers after the libraries it links (constructors run
+ * dependencies first): once it has, every object present at start-up is
+ * registered with its start-up state applied, and the control server may
+ * answer "no key" truly (control/startup_state.c).  The handle is the
+ * program's own data; a program that defines no keys registers no object,
+ * and one without program headers to look at (a static non-PIE program)
+ * is told by its object's code holding the entry point. */
+static void note_program(struct sk__object_handle *handle)
+{
+	static bool seen;
+	const struct sk__object *obj = handle->object;
+
+	if (__atomic_load_n(&seen, __ATOMIC_RELAXED))
+		return;
+	if (!sk__os_in_program(handle) && !(obj && sk__object_is_program(obj)))
+		return;
+	__atomic_store_n(&seen, true, __ATOMIC_RELAXED);
+	sk__control_program_registered();
+}
+
 SK_API void sk__object_register(struct sk__object_handle *handle,
 				const struct sk__site_entry *sites_start,
 				const struct sk__site_entry *sites_stop,
@@ -115,4 +135,5 @@ SK_API void sk__object_register(struct sk__object_handle *handle,
 	runtime_init();
 	sk__objects_add(handle, sites_start, sites_stop, keys_start, keys_stop,
 			sk__update_object_locked);
+	note_program(handle);
 }

@@ -61,7 +61,8 @@ static const char usage_text[] =
 	"  -j, --json           print the replies as JSON, one per line\n"
 	"  -i, --interval SECS  time between watch rounds (default 1)\n"
 	"  -n, --count N        stop watch after N rounds (default: never)\n"
-	"  -t, --timeout SECS   wait at most SECS for each reply (default 5)\n"
+	"  -t, --timeout SECS   wait at most SECS for each reply (default 5);\n"
+	"                       a process that exits is not waited for\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"NAME is a key's name as `list` shows it; FILE:NAME picks the key\n"
@@ -72,9 +73,11 @@ static const char usage_text[] =
 	"Exit status: 0 done; 1 the program refused the request (nothing\n"
 	"changed); 2 usage error; 3 no control socket, or connection refused;\n"
 	"4 the reply was not understood; 5 the program is exiting; 8 no reply\n"
-	"within the timeout (a stopped or busy process).  With --all:\n"
-	"0 every process did it; 6 some did, some did not; 7 none did; 3 no\n"
-	"process to talk to.\n";
+	"within the timeout (a stopped or busy process); 9 the process is\n"
+	"gone: it exited before it answered (seen at once, not at the\n"
+	"timeout).  With --all: 0 every process did it;\n"
+	"6 some did, some did not (one that is gone did not); 7 none did;\n"
+	"3 no process to talk to.\n";
 
 /* ---- commands ------------------------------------------------------------- */
 
@@ -147,6 +150,8 @@ static int watch_round(const char *path, const struct options *o, long round,
 	char *raw_list = NULL, *raw_stats = NULL;
 	int fd = connect_to(path), r;
 
+	if (fd < 0 && target_gone())
+		return SKCTL_GONE;
 	if (fd < 0) {
 		unreachable(o, path, fd);
 		return SKCTL_UNREACHABLE;
@@ -313,9 +318,16 @@ int main(int argc, char **argv)
 	const char *cmd = argv[optind];
 	if (o.all)
 		return run_all(&o, cmd, argv + optind + 1, argc - optind - 1);
+	/* Watched before the first request: a process that exits before it
+	 * answers is "gone" at once (skctl_transport.c).  No such process:
+	 * the connection says so (exit 3, as before). */
+	if (o.pid)
+		(void)watch_target(atol(o.pid));
 	if (!strcmp(cmd, "watch"))
 		return watch(path, &o);
 	int fd = connect_to(path);
+	if (fd < 0 && target_gone())
+		return SKCTL_GONE;
 	if (fd < 0) {
 		unreachable(&o, path, fd);
 		return SKCTL_UNREACHABLE;

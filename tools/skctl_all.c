@@ -7,9 +7,14 @@
  * command name (the OS's: proc_comm) is NAME.
  *
  * Each process gets its own socket and at most --timeout (5 s by default)
- * for its reply; one that exits, hangs or refuses is reported on its line and the
- * others go on.  The exit status counts the processes: 0 when every one
- * did it, SKCTL_SOME when some did, SKCTL_NONE when none did.
+ * for its reply; one that hangs or refuses is reported on its line and the
+ * others go on.  One that exits before it answers is reported "gone" as
+ * soon as it has exited (skctl_transport.c, watch_target), not at
+ * --timeout: a fleet whose processes come and go (database backends)
+ * would otherwise cost --timeout per exit.  The exit status counts the
+ * processes: 0 when every one did it, SKCTL_SOME when some did,
+ * SKCTL_NONE when none did; a process gone did not do it, as one killed
+ * mid-way never did.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -210,13 +215,23 @@ static int one(const struct options *o, const struct proc *p,
 {
 	struct json *reply = NULL;
 	char *raw = NULL, who[128];
-	int fd = connect_bounded(p), r;
 
-	if (fd == ANOTHERS_SOCKET)
-		return fd;
 	snprintf(who, sizeof(who), "skctl: pid %d (%s)", p->pid, p->comm);
 	skctl_who = who;
-	if (fd < 0) {
+	/* Exited since the scan: gone, whatever the connection says. */
+	bool gone = watch_target(p->pid) == -ESRCH;
+	int fd = gone ? -ESRCH : connect_bounded(p), r;
+
+	if (fd == ANOTHERS_SOCKET) {
+		skctl_who = "skctl";
+		return fd;
+	}
+	if (gone)
+		fprintf(stderr, "%s: process %d is gone: it exited before it "
+			"answered\n", who, p->pid);
+	if (gone || (fd < 0 && target_gone())) {
+		r = SKCTL_GONE;
+	} else if (fd < 0) {
 		fprintf(stderr, "%s: cannot connect: %s\n", who, strerror(-fd));
 		r = SKCTL_UNREACHABLE;
 	} else {
@@ -238,8 +253,9 @@ static int one(const struct options *o, const struct proc *p,
 	else
 		printf("%d %s: failed: %s\n", p->pid, p->comm,
 		       reply ? json_str(reply, "error", "refused")
+		       : r == SKCTL_GONE ? "gone (exited before it answered)"
 		       : fd < 0 ? "cannot connect (exited?)"
-				: "no reply (exited, or stopped?)");
+				: "no reply (stopped, or busy?)");
 	json_free(reply);
 	free(raw);
 	return r;
@@ -255,6 +271,7 @@ static void openmetrics_all(const struct proc *v, size_t *n, size_t *ok)
 	if (!m)
 		return;
 	for (size_t i = 0; i < all; i++) {
+		(void)watch_target(v[i].pid); /* not waited on if it exits */
 		int fd = connect_bounded(&v[i]);
 		if (fd == ANOTHERS_SOCKET)
 			(*n)--;

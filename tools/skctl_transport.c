@@ -4,8 +4,10 @@
  * socket of a process (the rule the library uses), connecting to it with
  * a client address of its own, one request line out and one JSON line
  * back within --timeout, checking who answered (the kernel's credentials
- * on the reply).  The OS's part of it is the runtime's (os/os.h:
- * sk__os_dgram_*, sk__os_creds_*), linked in with the static library.
+ * on the reply), and noticing at once that the process asked has exited
+ * (watch_target).  The OS's part of it is the runtime's (os/os.h:
+ * sk__os_dgram_*, sk__os_creds_*, sk__os_process_*), linked in with the
+ * static library.
  */
 #include <errno.h>
 #include <limits.h>
@@ -184,6 +186,54 @@ int connect_to(const char *path)
 	return fd;
 }
 
+/* ---- the process asked ---------------------------------------------------- */
+
+/* A datagram socket gets no word when its server dies: the server never
+ * connected to us, so nothing resets our end, and a request to a process
+ * killed before it answered would wait all of --timeout (issue 39: a
+ * fleet of PostgreSQL backends, which exit all the time, cost `--all` a
+ * minute and a half in 150 s).  So the wait watches the process too: on
+ * Linux a pidfd, polled with the socket, which turns readable the moment
+ * the process exits (a zombie too); elsewhere, or before Linux 5.3, the
+ * wait wakes every SK__OS_PROCESS_POLL_MS to ask (os/os.h,
+ * sk__os_process_gone).
+ *
+ * The pid was given (or found) before the request went out, and the watch
+ * is opened then: a process that exits and whose pid goes to another
+ * process is still gone for this request.  The pidfd names the process it
+ * was opened on, whatever gets its pid later; the fallback compares the
+ * start time the OS gives (Linux /proc/PID/stat, FreeBSD and macOS
+ * kinfo), and where none is to be had a reused pid passes for the process
+ * and the wait ends at --timeout, as before. */
+static struct sk__os_process_watch target = { .fd = -1 };
+static bool watching;
+
+int watch_target(long pid)
+{
+	if (watching)
+		sk__os_process_watch_close(&target);
+	watching = false;
+	if (pid <= 0)
+		return 0;
+	int r = sk__os_process_watch_open(&target, pid);
+	watching = r == 0;
+	return r == -ESRCH ? r : 0; /* can't watch: --timeout bounds it */
+}
+
+static void say_gone(void)
+{
+	fprintf(stderr, "%s: process %ld is gone: it exited before it "
+		"answered\n", skctl_who, target.pid);
+}
+
+bool target_gone(void)
+{
+	if (!watching || !sk__os_process_gone(&target))
+		return false;
+	say_gone();
+	return true;
+}
+
 /* One datagram appended to @buf (at *@n of @cap); its sender's
  * credentials into @cred.  Return: bytes, or -errno (-ETIMEDOUT once
  * @deadline, CLOCK_MONOTONIC ms, has passed). */
@@ -199,14 +249,26 @@ static ssize_t recv_part(int fd, char *buf, size_t room,
 
 	for (;;) {
 		long long left = deadline - now_ms();
-		struct pollfd p = { fd, POLLIN, 0 };
+		/* The socket, and the watched process's pidfd if there is
+		 * one; without it, a look every SK__OS_PROCESS_POLL_MS. */
+		struct pollfd p[2] = { { fd, POLLIN, 0 },
+				       { watching ? target.fd : -1, POLLIN, 0 } };
 		if (left <= 0)
 			return -ETIMEDOUT;
-		int k = poll(&p, 1, (int)(left > INT_MAX ? INT_MAX : left));
+		if (watching && target.fd < 0 && left > SK__OS_PROCESS_POLL_MS)
+			left = SK__OS_PROCESS_POLL_MS;
+		int k = poll(p, 2, (int)(left > INT_MAX ? INT_MAX : left));
 		if (k < 0 && errno != EINTR)
 			return -errno;
-		if (k <= 0)
+		/* A reply sent before the process exited is queued before
+		 * its exit is seen: read the socket first. */
+		if (k <= 0 || !(p[0].revents & (POLLIN | POLLERR))) {
+			if (watching && (p[1].revents ||
+					 (target.fd < 0 &&
+					  sk__os_process_gone(&target))))
+				return -ESRCH;
 			continue;
+		}
 		m.msg_controllen = sizeof(control);
 		ssize_t r = recvmsg(fd, &m, MSG_DONTWAIT |
 						    sk__os_dgram_recv_flags());
@@ -263,9 +325,16 @@ static int read_reply(int fd, char **line)
 	return 0;
 }
 
-/* Why the reply did not come, in the words of the case. */
+/* Why the reply did not come, in the words of the case.  A server that
+ * stopped serving (ECONNREFUSED) because its process exited is "gone"
+ * too: that is the process's exit, seen a moment earlier. */
 static int no_reply(int err)
 {
+	if (err == -ESRCH || (err == -ECONNREFUSED && watching &&
+			      sk__os_process_gone(&target))) {
+		say_gone();
+		return SKCTL_GONE;
+	}
 	if (err == -ETIMEDOUT)
 		fprintf(stderr, "%s: no reply from %s within %g s (is the "
 			"process stopped, or busy?  --timeout SECS waits "

@@ -20,6 +20,7 @@ enum {
 	SKCTL_SOME = 6,        /* --all: some processes failed, some did not */
 	SKCTL_NONE = 7,        /* --all: every process failed */
 	SKCTL_TIMEOUT = 8,     /* no reply within --timeout */
+	SKCTL_GONE = 9,        /* the process exited before it answered */
 };
 
 /* --timeout's default: a request waits at most this long for its reply. */
@@ -39,6 +40,17 @@ int connect_to(const char *path);
  * *@out is the parsed reply when it is 0 or SKCTL_REFUSED, *@raw its text.
  * Errors go to stderr, prefixed with skctl_who. */
 int transact(int fd, const char *request, struct json **out, char **raw);
+/* watch_target - from now on, until watch_target() is called again, the
+ * requests are for process @pid: a wait for a reply ends as soon as it
+ * has exited (transact() then says so and returns SKCTL_GONE), not at
+ * --timeout.  @pid 0: no process known (-s SOCKET); waits are bounded by
+ * --timeout alone.  Return: 0, or -ESRCH if there is no process @pid
+ * (nothing is watched then). */
+int watch_target(long pid);
+/* target_gone - the watched process has exited: say so on stderr, as
+ * transact() would, and return true; false (silent) otherwise, or if
+ * nothing is watched. */
+bool target_gone(void);
 /* build_request - "VERB ARG...\n", or NULL if an argument is not a key name. */
 char *build_request(const char *verb, char **args, int nargs);
 

@@ -2,7 +2,8 @@
 /*
  * src/control/control.h - private interfaces of the control plane (prefix
  * sk__): key names (names.c), multi-key commits (commit.c), the start-up
- * state from the environment (startup_state.c), the request language
+ * state from the environment (startup_state.c), the end of start-up
+ * (startup_end.c), the request language
  * (protocol.c), carrying out requests (handler.c), the socket's address
  * (listener.c, declared in
  * control/listener.h: Unix sockets) and the thread that serves it (server.c;
@@ -56,6 +57,31 @@ long sk__keys_lookup(const struct sk_key_info *v, size_t n, const char *name);
  * each object as it registers) and start the server if STATICKEYS_CONTROL
  * asks for it. */
 void sk__control_init(void);
+
+/* ---- startup_end.c: the end of start-up, for the control server ---------- */
+
+/* sk__control_startup_begin - start-up has begun (sk__control_init(),
+ * before the server can start). */
+void sk__control_startup_begin(void);
+
+/* sk__control_program_registered - the program's own object has
+ * registered (runtime.c, after its registration, its start-up state
+ * applied): the objects present at start-up are all registered now.  One
+ * atomic store; callable before sk__control_init() and from any thread. */
+void sk__control_program_registered(void);
+
+/* SK__STARTUP_WAIT_MS - how long after sk__control_startup_begin() a
+ * request may wait for the program's registration (a program with no
+ * keys of its own never registers). */
+#define SK__STARTUP_WAIT_MS 1000
+
+/* sk__control_startup_left_ms - how much longer a request must wait for
+ * the program to finish registering its start-up objects: 0 once the
+ * program has registered, once SK__STARTUP_WAIT_MS have passed since
+ * start-up began, or if sk__control_startup_begin() never ran (a server
+ * started by the program's own sk_control_start(), no STATICKEYS_*
+ * variable set). */
+long sk__control_startup_left_ms(void);
 
 /* ---- audit.c: who changed which key ------------------------------------- */
 

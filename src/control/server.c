@@ -46,6 +46,17 @@
  * program starts exiting (the atexit handler, which runs before the
  * destructors that unregister keys) every request is answered "exiting"
  * (ESHUTDOWN) rather than with a false "no key".
+ *
+ * Nor at start-up: the server starts with the first object that registers
+ * (runtime.c), usually a library, and the program's own keys register
+ * last.  A request that arrives before the program has registered waits
+ * for it here, in the server's thread, for at most SK__STARTUP_WAIT_MS
+ * after start-up began (control/startup_end.c: a program that defines
+ * no keys never registers), and then gets the true answer.  Waiting, not
+ * a "starting, retry" reply: every client (skctl of any version, a script
+ * with socat) gets the right answer without learning to retry, start-up
+ * lasts milliseconds, and the wait is the server thread's alone: the
+ * program's threads only store a flag when the program registers.
  */
 #include <errno.h>
 #include <poll.h>
@@ -55,6 +66,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control/control.h"
@@ -215,6 +227,16 @@ static void answer(struct request *q)
 
 /* ---- the loop ------------------------------------------------------------ */
 
+/* Until the program has registered (or the bound has passed, or it is
+ * exiting), in steps of a millisecond: once per process, at start-up. */
+static void wait_for_startup(void)
+{
+	struct timespec step = { 0, 1000000 };
+
+	while (!sk__control_exiting() && sk__control_startup_left_ms() > 0)
+		nanosleep(&step, NULL);
+}
+
 static void *serve(void *arg)
 {
 	struct request *q = malloc(sizeof(*q));
@@ -229,8 +251,10 @@ static void *serve(void *arg)
 		/* shutdown() by sk_control_stop(): POLLHUP. */
 		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
-		if ((p.revents & POLLIN) && receive(q))
+		if ((p.revents & POLLIN) && receive(q)) {
+			wait_for_startup();
 			answer(q);
+		}
 	}
 	free(q);
 	return NULL;

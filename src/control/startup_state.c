@@ -18,6 +18,10 @@
  * libraries get one warning when the program itself registers (the last
  * object initialised before main); they still apply if a plugin defining
  * them is loaded later.
+ *
+ * It marks when start-up began for the control server
+ * (control/startup_end.c), which holds a request back until the program
+ * has registered.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -191,6 +195,8 @@ void sk__control_init(void)
 	const char *state = sk__getenv("STATICKEYS");
 	const char *control = sk__getenv("STATICKEYS_CONTROL");
 
+	/* Before the server can start: its first request finds it set. */
+	sk__control_startup_begin();
 	sk__audit_init();
 	if (state && *state) {
 		parse_statickeys(state);

@@ -241,6 +241,33 @@ struct sk__peer {
  * print).  Opens one descriptor for the call.  Return: its length, or
  * -errno. */
 int sk__os_process_name(long pid, char *out, size_t len);
+
+/* sk__os_process_watch - a process that a client waits on (skctl, for the
+ * reply of the process it addressed), held so that its exit is noticed at
+ * once, and so that a later process given the same pid is not taken for
+ * it. */
+struct sk__os_process_watch {
+	long pid;
+	/* poll() reports it readable once the process has exited, a zombie
+	 * included (Linux: a pidfd); -1 where the OS gives none: then ask
+	 * sk__os_process_gone() every SK__OS_PROCESS_POLL_MS. */
+	int fd;
+	/* When it started, in the OS's own units; 0 where it cannot be
+	 * told (then a reused pid passes for the process). */
+	uint64_t start;
+};
+#define SK__OS_PROCESS_POLL_MS 20
+/* sk__os_process_watch_open - start watching process @pid (an open()
+ * needs a close()).  Return: 0, -ESRCH if there is no such process (or
+ * only its zombie), or another -errno. */
+int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid);
+/* sk__os_process_gone - the process @w watches has exited (a zombie
+ * counts: it answers nothing) or no longer exists, or its pid now names
+ * a process started later.  One system call or one small file. */
+bool sk__os_process_gone(const struct sk__os_process_watch *w);
+/* sk__os_process_watch_close - let go of @w's descriptor, if any. */
+void sk__os_process_watch_close(struct sk__os_process_watch *w);
+
 /* sk__os_open_program - a read-only descriptor (close-on-exec) of the
  * running program's own file, also when its path has changed since exec.
  * Return: the descriptor, or -errno. */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <libproc.h>
 #include <mach-o/dyld.h>
+#include <sys/proc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,46 @@ int sk__os_process_name(long pid, char *out, size_t len)
 		return -ESRCH;
 	out[len - 1] = '\0';
 	return (int)strlen(out);
+}
+
+/* A process another waits on: proc_pidinfo() says whether it is a zombie
+ * and when it started (a later process with its pid started later).  No
+ * descriptor: the watcher asks every SK__OS_PROCESS_POLL_MS (kqueue's
+ * EVFILT_PROC would tell at once; a later change). */
+static int proc_start(long pid, uint64_t *start)
+{
+	struct proc_bsdinfo info;
+
+	if (proc_pidinfo((int)pid, PROC_PIDTBSDINFO, 0, &info,
+			 sizeof(info)) != (int)sizeof(info))
+		return errno == EPERM ? -EPERM : -ESRCH;
+	if (info.pbi_status == SZOMB)
+		return -ESRCH;
+	*start = (uint64_t)info.pbi_start_tvsec * 1000000u +
+		 (uint64_t)info.pbi_start_tvusec;
+	return 0;
+}
+
+int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)
+{
+	w->pid = pid;
+	w->fd = -1;
+	w->start = 0;
+	int r = proc_start(pid, &w->start);
+	return r == -EPERM ? 0 : r; /* another user's: it exists */
+}
+
+bool sk__os_process_gone(const struct sk__os_process_watch *w)
+{
+	uint64_t start = 0;
+	int r = proc_start(w->pid, &start);
+
+	return r == -ESRCH || (r == 0 && w->start && start != w->start);
+}
+
+void sk__os_process_watch_close(struct sk__os_process_watch *w)
+{
+	w->fd = -1;
 }
 
 int sk__os_program_path(char *out, size_t len)

@@ -140,3 +140,49 @@ int sk__os_name_thread(pthread_t t, const char *name)
 	/* winpthreads' own (it names the thread for debuggers too). */
 	return -pthread_setname_np(t, name);
 }
+
+/* A process another waits on: a handle is opened and closed at each ask
+ * (no descriptor for poll()); its creation time tells a later process
+ * with the same id from it.  Nothing waits on one here yet (no control
+ * socket, no skctl), but the contract is the same everywhere. */
+static int proc_start(long pid, uint64_t *start)
+{
+	FILETIME created, exited, kernel, user;
+	DWORD code = 0;
+	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE,
+			       (DWORD)pid);
+
+	if (!h)
+		return GetLastError() == ERROR_ACCESS_DENIED ? -EPERM : -ESRCH;
+	BOOL alive = GetExitCodeProcess(h, &code) && code == STILL_ACTIVE;
+	BOOL timed = GetProcessTimes(h, &created, &exited, &kernel, &user);
+	CloseHandle(h);
+	if (!alive)
+		return -ESRCH;
+	*start = timed ? ((uint64_t)created.dwHighDateTime << 32) |
+				 created.dwLowDateTime
+		       : 0;
+	return 0;
+}
+
+int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)
+{
+	w->pid = pid;
+	w->fd = -1;
+	w->start = 0;
+	int r = proc_start(pid, &w->start);
+	return r == -EPERM ? 0 : r; /* another user's: it exists */
+}
+
+bool sk__os_process_gone(const struct sk__os_process_watch *w)
+{
+	uint64_t start = 0;
+	int r = proc_start(w->pid, &start);
+
+	return r == -ESRCH || (r == 0 && w->start && start != w->start);
+}
+
+void sk__os_process_watch_close(struct sk__os_process_watch *w)
+{
+	w->fd = -1;
+}

@@ -14,7 +14,9 @@ flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
        -D_GNU_SOURCE -I"$src/include" -I"$src/src" -I"$src/tools")
 objs=()
 for f in "$@"; do
-	o=$tmp/$(basename "$f").o
+	# Named by the path under src/: two layers may each have a stats.c.
+	rel=${f#"$src"/}
+	o=$tmp/${rel//\//_}.o
 	"$clang" "${flags[@]}" -fsanitize=fuzzer-no-link -DSK_BUILDING_LIBRARY -c "$f" -o "$o"
 	objs+=("$o")
 done

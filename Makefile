@@ -28,7 +28,9 @@ check: build
 
 # Benchmarks: a Release build of their own (never $(BUILD), which `make test`
 # uses), then bench/run_bench.py writes bench/out/REPORT.md, results.json and
-# the plots.  QUICK=1 runs small sizes (< 2 minutes).
+# the plots: about 10 minutes on a quiet 2-vCPU machine, longer on a loaded
+# one (the report prints its own time).  QUICK=1 runs small sizes (about 2
+# minutes on a quiet 2-vCPU machine).
 BENCH_BUILD ?= build-release
 
 bench:

@@ -166,6 +166,12 @@ static void run_config(struct json *j, int checks, int processes,
 		json_num(j, "min_ms", samples_min(&ms[v]));
 		json_num(j, "max_ms", samples_max(&ms[v]));
 		json_num(j, "ratio_to_flag", samples_median(&ratio[v]));
+		/* The spread of the per-run ratio: the report calls a goal
+		 * on the ratio inconclusive when it straddles the target. */
+		json_num(j, "ratio_min", samples_min(&ratio[v]));
+		json_num(j, "ratio_p25", samples_quantile(&ratio[v], 0.25));
+		json_num(j, "ratio_p75", samples_quantile(&ratio[v], 0.75));
+		json_num(j, "ratio_max", samples_max(&ratio[v]));
 		json_int(j, "messages", messages);
 		json_int(j, "runs", runs);
 		json_end(j);

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """bench/report.py - goals and the Markdown report, from results.json.
 
-goals(results) judges the published goals (MET / MISSED, or "not measured"
-when an experiment could not run); render(results) writes REPORT.md.  The
+goals(results) judges the published goals (MET / MISSED, "NOT MEASURED"
+when an experiment could not run, INCONCLUSIVE with the reason when a timing
+was taken on a machine that was not quiet or its spread straddles the
+target: verdict() below decides every one); render(results) writes REPORT.md.  The
 kernel's published figures are printed beside ours, always labelled as a
 reference: they were measured on other hardware, in the kernel.
 """
@@ -33,12 +35,106 @@ def _find(rows, **match):
     return None
 
 
-def _goal(name, value, ok, target):
+# ---- when a timing cannot be trusted ---------------------------------------
+#
+# Timings move with the machine's load; instruction counts (cachegrind),
+# bytes and call counts do not.  A timing goal is judged MET / MISSED only
+# when the machine was quiet during its experiment and the spread of its
+# samples does not straddle the target; otherwise it is INCONCLUSIVE, with
+# the reason.  INCONCLUSIVE is never a MET.  The rules, in one place
+# (docs/benchmarks.md, "When the report cannot be trusted"):
+#
+# Quiet, for one experiment (figures from run_bench.machine_during):
+#  - other load: the 1-minute load average during the experiment (mean of
+#    the readings before and after), less the CPUs the experiment's own
+#    processes kept busy, at most MAX_OTHER_LOAD_PER_CPU x CPUs.  The load
+#    average lags by about a minute, so also:
+#  - other CPU use: busy time of the whole machine (/proc/stat) less our own
+#    processes' CPU time, over the experiment's wall time, at most
+#    MAX_OTHER_CPUS_PER_CPU x CPUs: exact for the experiment's window;
+#  - steal: at most MAX_STEAL of the CPU time taken by the hypervisor.
+MAX_OTHER_LOAD_PER_CPU = 0.75
+MAX_OTHER_CPUS_PER_CPU = 0.25
+MAX_STEAL = 0.05
+# Spread: where the run records the spread of the judged figure itself (the
+# interquartile range of per-run ratios when there are at least
+# IQR_MIN_SAMPLES, else their min-max; the min-max over repeats), a goal
+# whose spread has samples on both sides of the target is INCONCLUSIVE.
+IQR_MIN_SAMPLES = 4
+
+# The experiments whose timings goals judge (run_bench.py runs them under
+# these names and records results["machine_load"][name]).
+EXP_PIPE = "2 pipe ping-pong"
+EXP_UPDATE = "3 update latency"
+EXP_FLOOR = "3b 1-site flip against its floor"
+EXP_DISTURB = "6 disturbance"
+EXP_THREADS = "8 threads"
+EXP_STARTUP = "10 start-up and memory per site"
+
+
+def machine_quiet(m):
+    """(quiet, why not) for one experiment's machine_load record; quiet
+    when a figure is missing (not measured here: nothing to say)."""
+    why = []
+    cpus = m.get("cpus") or 1
+    if m.get("load_mean") is not None:
+        other = m["load_mean"] - (m.get("own_cpus") or 0)
+        if other > MAX_OTHER_LOAD_PER_CPU * cpus:
+            why.append("other load %.2f > %.2f x %d CPUs"
+                       % (other, MAX_OTHER_LOAD_PER_CPU, cpus))
+    if m.get("other_cpus") is not None:
+        if m["other_cpus"] > MAX_OTHER_CPUS_PER_CPU * cpus:
+            why.append("other processes used %.2f CPUs > %.2f x %d"
+                       % (m["other_cpus"], MAX_OTHER_CPUS_PER_CPU, cpus))
+    if m.get("steal_fraction") is not None:
+        if m["steal_fraction"] > MAX_STEAL:
+            why.append("steal %.1f%% > %.0f%%"
+                       % (100 * m["steal_fraction"], 100 * MAX_STEAL))
+    return (not why), "; ".join(why)
+
+
+def _machine(res, exp):
+    """The machine_load record of @exp, {} when the run has none (an
+    older results.json): a timing goal, its load unknown."""
+    return (res.get("machine_load") or {}).get(exp) or {}
+
+
+def verdict(value, ok, machine=None, spread=None, test=None, doubt=None):
+    """The one place a goal's status is decided.
+
+    @ok: the goal's test on @value.  @machine: for a timing goal, the
+    machine_load record of its experiment ({} when unknown); None for a
+    goal on counts or bytes, which load does not change.  @spread: (low,
+    high, what) of the judged figure, with @test the goal's test, for the
+    spread rule.  @doubt: another reason the figure proves nothing.
+    Return NOT MEASURED, MET, MISSED or "INCONCLUSIVE (reasons)"."""
     if value is None:
-        return {"goal": name, "target": target, "value": None,
-                "status": "NOT MEASURED"}
-    return {"goal": name, "target": target, "value": value,
-            "status": "MET" if ok else "MISSED"}
+        return "NOT MEASURED"
+    why = []
+    if machine:
+        quiet, reason = machine_quiet(machine)
+        if not quiet:
+            why.append("machine not quiet: " + reason)
+    if spread and test and spread[0] is not None and spread[1] is not None:
+        if test(spread[0]) != test(spread[1]):
+            why.append("spread %s-%s (%s) straddles the target"
+                       % (_fmt(spread[0]), _fmt(spread[1]), spread[2]))
+    if doubt:
+        why.append(doubt)
+    if why:
+        return "INCONCLUSIVE (%s)" % "; ".join(why)
+    return "MET" if ok else "MISSED"
+
+
+def _goal(name, value, ok, target, machine=None, spread=None, test=None,
+          doubt=None):
+    g = {"goal": name, "target": target, "value": value,
+         "status": verdict(value, ok, machine, spread, test, doubt)}
+    if machine is not None:
+        g["timing"] = True
+        if g["status"].startswith("INCONCLUSIVE"):
+            g["would_be"] = "MET" if ok else "MISSED"
+    return g
 
 
 def _branch_goals(res):
@@ -72,12 +168,14 @@ def _update_goals(res):
          if b and ref else None)
     out.append(_goal("56 spread sites, default writer: flip / (56 x 3 x one "
                      "1-byte pwrite, %s us here)" % _fmt(ref), v,
-                     v is not None and v <= 1.2, "<= 1.2"))
+                     v is not None and v <= 1.2, "<= 1.2",
+                     machine=_machine(res, EXP_UPDATE)))
     # The mprotect writer: layout-blind, by construction.
     mp, ms = row("mprotect", "packed"), row("mprotect", "spread")
     v = round(ms["median_us"] / mp["median_us"], 2) if mp and ms else None
     out.append(_goal("56 sites, mprotect writer: spread / packed (medians)",
-                     v, v is not None and v <= 2, "<= 2"))
+                     v, v is not None and v <= 2, "<= 2",
+                     machine=_machine(res, EXP_UPDATE)))
     calls = [c["calls"] for c in info.get("mprotect_calls_per_flip") or []
              if c.get("calls") is not None]
     v = max(calls) if calls else None
@@ -102,16 +200,22 @@ def _other_goals(res):
             ("mprotect", "packed", "mprotect_interruptions_per_flip"),
             ("mprotect", "spread", "mprotect_spread_interruptions_per_flip")):
         v = d.get(key)
-        g = _goal("spinner interruptions per flip, %s writer, %s"
-                  % ("default" if mode == "batched" else mode, layout),
-                  v, v is not None and v <= 4, "<= 4")
         run = _find(runs, observer="thread", mode=mode, layout=layout)
         away = run and run.get("spinner_away_fraction")
-        if g["status"] == "MET" and away and away > 0.25:
-            # A spinner that is mostly off its CPU is rarely interrupted by
-            # anything: a low count then proves nothing.
-            g["status"] = "INCONCLUSIVE (spinner off CPU %.0f%%)" % (100 * away)
-        out.append(g)
+        # A spinner that is mostly off its CPU is rarely interrupted by
+        # anything: a low count then proves nothing.
+        doubt = ("spinner off CPU %.0f%%" % (100 * away)
+                 if v is not None and v <= 4 and away and away > 0.25
+                 else None)
+        sp = d.get(key + "_spread")
+        # Interruptions are gaps in a spinner's clock: load makes them.
+        out.append(_goal("spinner interruptions per flip, %s writer, %s"
+                         % ("default" if mode == "batched" else mode, layout),
+                         v, v is not None and v <= 4, "<= 4",
+                         machine=_machine(res, EXP_DISTURB),
+                         spread=sp and (sp[0], sp[1], "min-max of %s repeats"
+                                        % d.get("repeats")),
+                         test=lambda x: x <= 4, doubt=doubt))
     runs = (res.get("pipe") or {}).get("runs") or []
     for ipc in ("threads", "processes"):
         for checks in (8, 32):
@@ -119,7 +223,10 @@ def _other_goals(res):
             v = r["ratio_to_flag"] if r else None
             out.append(_goal("pipe ping-pong, %s, %d checks: static / flag"
                              % (ipc, checks), v, v is not None and v <= 1.0,
-                             "<= 1.00 (no slower)"))
+                             "<= 1.00 (no slower)",
+                             machine=_machine(res, EXP_PIPE),
+                             spread=_pipe_spread(runs, r),
+                             test=lambda x: x <= 1.0))
     # The same question answered exactly: instructions per message.
     cg = (res.get("pipe") or {}).get("cachegrind") or []
     for checks in (8, 32):
@@ -133,12 +240,32 @@ def _other_goals(res):
     return out
 
 
+def _pipe_spread(runs, r):
+    """(low, high, what) of the per-run ratio static / flag of row @r."""
+    if not r:
+        return None
+    n = r.get("runs") or 0
+    if n >= IQR_MIN_SAMPLES and "ratio_p25" in r:
+        return (r["ratio_p25"], r["ratio_p75"], "IQR of %d runs' ratios" % n)
+    if "ratio_min" in r:
+        return (r["ratio_min"], r["ratio_max"],
+                "min-max of %d runs' ratios" % n)
+    # An older results.json: the widest ratio its elapsed times allow.
+    f = _find(runs, ipc=r["ipc"], checks=r["checks"], variant="flag")
+    if f and f.get("max_ms") and f.get("min_ms"):
+        return (round(r["min_ms"] / f["max_ms"], 2),
+                round(r["max_ms"] / f["min_ms"], 2),
+                "from min-max elapsed ms")
+    return None
+
+
 def _thread_goals(res):
     rows = [r for r in res.get("threads") or [] if r.get("mode") == "default"]
     one, many = _find(rows, threads=1), _find(rows, threads=500)
     v = round(many["median_us"] / one["median_us"], 2) if one and many else None
     return [_goal("1-site flip with 500 threads / with 1 thread (median)", v,
-                  v is not None and v <= 1.5, "<= 1.5")]
+                  v is not None and v <= 1.5, "<= 1.5",
+                  machine=_machine(res, EXP_THREADS))]
 
 
 def _floor_goals(res):
@@ -155,14 +282,17 @@ def _floor_goals(res):
                         else "NOT MEASURED"})
         else:
             out.append(_goal(name, v, v is not None and v <= limit,
-                             "<= %.1f" % limit))
+                             "<= %.1f" % limit,
+                             machine=_machine(res, EXP_FLOOR)))
     return out
 
 
 def goals(res):
+    def timed_startup(*a, **kw):
+        return _goal(*a, machine=_machine(res, EXP_STARTUP), **kw)
     return (_branch_goals(res) + _update_goals(res) + _floor_goals(res) +
             _other_goals(res) + _thread_goals(res) +
-            startup_bench.goals(res, _goal))
+            startup_bench.goals(res, _goal, timed_startup))
 
 
 def _fmt(v, nd=2):
@@ -229,9 +359,11 @@ def _section_pipe(res):
     p = res.get("pipe") or {}
     s = "## 2. Pipe ping-pong (tracepoint case)\n\n"
     rows = [[r["ipc"], r["checks"], r["variant"], r["median_ms"], r["min_ms"],
-             r["max_ms"], r["ratio_to_flag"]] for r in p.get("runs", [])]
+             r["max_ms"], r["ratio_to_flag"],
+             "%.3f-%.3f" % (r["ratio_p25"], r["ratio_p75"])
+             if "ratio_p25" in r else None] for r in p.get("runs", [])]
     s += _table(["ipc", "checks", "variant", "median ms", "min ms", "max ms",
-                 "ratio to flag (median)"], rows)
+                 "ratio to flag (median)", "ratio IQR"], rows)
     if p.get("cachegrind"):
         s += "\nCachegrind, per message (threads):\n\n"
         s += _table(["checks", "variant", "instructions", "data reads",
@@ -409,13 +541,66 @@ def _section_threads(res):
 def _section_goals(res):
     rows = [[g["goal"], g["target"], g["value"], "**%s**" % g["status"]]
             for g in res.get("goals", [])]
-    return "## Goals\n\n" + _table(["goal", "target", "measured", "status"],
-                                   rows) + "\n"
+    s = "## Goals\n\n"
+    doubt = [g for g in res.get("goals", [])
+             if g["status"].startswith("INCONCLUSIVE")]
+    if doubt:
+        s += ("%d goal(s) INCONCLUSIVE: a timing measured while the machine "
+              "was not quiet, or whose spread straddles its target, says "
+              "nothing either way; rerun on a quiet machine (docs/"
+              "benchmarks.md, \"When the report cannot be trusted\").  "
+              "Instruction counts and bytes are not affected by load.\n\n"
+              % len(doubt))
+    return s + _table(["goal", "target", "measured", "status"], rows) + "\n"
+
+
+def _section_machine(res):
+    """The machine's load around each experiment (run_bench.guarded)."""
+    ml = res.get("machine_load")
+    s = "## Machine during the run\n\n"
+    if not ml:
+        return s + "Not recorded (a results.json from before it was).\n\n"
+    rows = []
+    for exp, m in ml.items():
+        quiet, why = machine_quiet(m)
+        st = m.get("steal_fraction")
+        rows.append([exp, m.get("load_before"), m.get("load_after"),
+                     m.get("own_cpus"), m.get("other_cpus"),
+                     "-" if st is None else "%.1f" % (100 * st),
+                     m.get("cpus"), "%.0f" % m["seconds"]
+                     if m.get("seconds") is not None else None,
+                     "yes" if quiet else "**no**: " + why])
+    s += ("1-minute load average before and after each experiment, the CPUs "
+          "its own processes and all others kept busy (/proc/stat), CPU "
+          "time stolen by the hypervisor.  Quiet: other load <= %.2f x CPUs, "
+          "other CPU use <= %.2f x CPUs, steal <= %.0f%%; timing goals of an "
+          "experiment that was not quiet are INCONCLUSIVE.\n\n"
+          % (MAX_OTHER_LOAD_PER_CPU, MAX_OTHER_CPUS_PER_CPU, 100 * MAX_STEAL))
+    return s + _table(["experiment", "load before", "load after",
+                       "own CPUs", "other CPUs", "steal %", "CPUs", "s",
+                       "quiet?"], rows) + "\n"
+
+
+def _minutes(sec):
+    if sec is None:
+        return "unknown"
+    return "%d min %02d s" % (int(sec) // 60, int(round(sec)) % 60)
 
 
 def _section_header(res):
     h = res["header"]
     s = "# statickeys benchmark report\n\n"
+    wall = res.get("wall_seconds", h.get("seconds"))
+    ml = res.get("machine_load") or {}
+    loud = [e for e, m in ml.items() if not machine_quiet(m)[0]]
+    s += ("**This run took %s** (%s; documented: about %s on a quiet "
+          "2-vCPU machine, longer on a loaded one).  %s\n\n"
+          % (_minutes(wall), "QUICK=1" if h.get("quick") else "full run",
+             "2 minutes" if h.get("quick") else "10 minutes",
+             ("The machine was not quiet during %d of %d experiments: see "
+              "\"Machine during the run\"." % (len(loud), len(ml)))
+             if loud else ("The machine was quiet during every experiment."
+                           if ml else "")))
     s += "| | |\n|---|---|\n"
     for k in ("date", "cpu", "cpus", "kernel", "compiler", "commit", "build"):
         s += "| %s | %s |\n" % (k, h.get(k))
@@ -437,7 +622,7 @@ def _section_plots(res):
 
 
 def render(res):
-    s = _section_header(res) + _section_goals(res)
+    s = _section_header(res) + _section_goals(res) + _section_machine(res)
     for fn in (_section_branch, _section_pipe, _section_update,
                _section_commit, _section_trap, _section_disturbance,
                _section_locks, _section_threads, rust_bench.section,

@@ -84,4 +84,5 @@ run(branch_time ${WORK_DIR}/branch_time.json
   COMMAND ${BENCH_DIR}/bench_branch_time --iterations 1000 --repeats 1)
 run(pipe ${WORK_DIR}/pipe.json
   FIELDS pipe.0.ipc pipe.0.checks pipe.0.variant pipe.0.median_ms pipe.0.ratio_to_flag
+         pipe.0.ratio_p25 pipe.0.ratio_p75
   COMMAND ${BENCH_DIR}/bench_pipe --messages 200 --runs 1)

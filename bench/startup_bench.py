@@ -314,7 +314,11 @@ def _find(rows, n):
     return None
 
 
-def goals(res, goal):
+def goals(res, goal, timed=None):
+    """The goals of this experiment: @goal for heap (bytes, which load does
+    not change), @timed (report._goal with this experiment's machine load)
+    for start-up times, which it does."""
+    timed = timed or goal
     s = res.get("startup") or {}
     c, rust = s.get("c"), s.get("rust")
     out = []
@@ -329,9 +333,9 @@ def goals(res, goal):
                 ("shared library: ms over plain flags linked to one empty "
                  "shared library", "shared_over_lib_ms")):
             v = round(r[field], 3) if r and field in r else None
-            out.append(goal("start-up, %d sites on 100 keys, %s (medians)"
-                            % (n, what), v, v is not None and v <= limit,
-                            "<= %.2f" % limit))
+            out.append(timed("start-up, %d sites on 100 keys, %s (medians)"
+                             % (n, what), v, v is not None and v <= limit,
+                             "<= %.2f" % limit))
         v = round(r["extra_ms"], 3) if r else None
         g = goal("start-up, %d sites on 100 keys, shared library: ms over "
                  "plain flags (medians)" % n, v, False, "reported")
@@ -341,8 +345,9 @@ def goals(res, goal):
         out.append(g)
     r, o = _find(c, 10000), _find(rust, 10000)
     v = round(o["ours_us"] / o["theirs_us"], 2) if o else None
-    out.append(goal("start-up, Rust, 10,000 sites: statickeys / static-keys "
-                    "0.8 (medians)", v, v is not None and v < 1.0, "< 1"))
+    out.append(timed("start-up, Rust, 10,000 sites: statickeys / "
+                     "static-keys 0.8 (medians)", v,
+                     v is not None and v < 1.0, "< 1"))
     worst = max([x.get("heap_per_site", 0) for x in c or [] if x["sites"]],
                 default=None)
     out.append(goal("heap per registered site, at main() (worst N)",

@@ -83,6 +83,7 @@
 #include <errno.h>
 
 #include "core/core.h"
+#include "support/inject.h"
 #include "support/message.h"
 #include "support/stats.h"
 
@@ -112,15 +113,32 @@ static bool owned_by(uint32_t word, uint32_t tid)
 	return (word & ~(WAITERS | HANDOFF)) == tid;
 }
 
-/* The lock is the caller's: drop the handoff it claimed, if it did (a
- * waiter may also win the word outright, when it was released before the
- * HANDOFF mark went in), so the next waiter that loses can claim. */
+/* The lock is the caller's: drop the handoff its thread claimed, if it did,
+ * so the next waiter that loses can claim.  A claimant may also win the
+ * word outright (it was released before the HANDOFF mark went in), and a
+ * handler's frame may find the word free while the frame it interrupted
+ * holds a claim.  One load when there is none (the fast path). */
 static void drop_claim(uint32_t me)
 {
 	uint32_t mine = me;
 
-	__atomic_compare_exchange_n(&handoff_to, &mine, 0, false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&handoff_to, __ATOMIC_RELAXED) == me)
+		__atomic_compare_exchange_n(&handoff_to, &mine, 0, false,
+					    __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+}
+
+/* Whether this thread holds the claim on the next hold: a waiter that was
+ * @woken and still beaten to the lock takes it, unless another waiter has
+ * (or a handler's frame on this thread took it already). */
+static bool claim(uint32_t me, bool woken)
+{
+	uint32_t none = 0;
+
+	if (woken)
+		__atomic_compare_exchange_n(&handoff_to, &none, me, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return __atomic_load_n(&handoff_to, __ATOMIC_RELAXED) == me;
 }
 
 /* Mark @v (held by another thread) so that its owner's unlock wakes us, and
@@ -130,10 +148,15 @@ static uint32_t mark(uint32_t v, bool claimed)
 {
 	uint32_t want = v | WAITERS | (claimed ? HANDOFF : 0);
 
-	/* Release: the owner that sees HANDOFF must see handoff_to. */
-	if (want != v && !__atomic_compare_exchange_n(&lock_word, &v, want,
-						      false, __ATOMIC_RELEASE,
-						      __ATOMIC_RELAXED))
+	/* A compare-and-swap even when @v has the bits already: @v may be
+	 * stale.  A HANDOFF seen in it may be another claim's, since cleared
+	 * and released (an unlock that finds HANDOFF but no claim releases
+	 * to 0), and a claimant that slept on the strength of it would sleep
+	 * for ever: the lock goes on from owner to owner without the mark,
+	 * and nobody hands it over.  Release: the owner that sees HANDOFF
+	 * must see handoff_to. */
+	if (!__atomic_compare_exchange_n(&lock_word, &v, want, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return 0;
 	return want;
 }
@@ -144,8 +167,10 @@ static int word_lock(uint32_t me)
 	bool woken = false;
 
 	if (__atomic_compare_exchange_n(&lock_word, &v, me, false,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		drop_claim(me);
 		return 0;
+	}
 	if (owned_by(v, me))
 		return -EDEADLK;
 	for (;;) {
@@ -169,15 +194,7 @@ static int word_lock(uint32_t me)
 			}
 			continue;
 		}
-		/* Woken and still beaten to it: claim the next hold, unless
-		 * another waiter has. */
-		uint32_t claim = 0;
-		if (woken)
-			__atomic_compare_exchange_n(&handoff_to, &claim, me,
-						    false, __ATOMIC_RELAXED,
-						    __ATOMIC_RELAXED);
-		bool claimed = __atomic_load_n(&handoff_to,
-					       __ATOMIC_RELAXED) == me;
+		bool claimed = claim(me, woken);
 		uint32_t sleep_on = mark(v, claimed);
 		if (sleep_on) {
 			/* A claimant waits for the unlock that clears its
@@ -210,6 +227,7 @@ static void word_unlock(void)
 			 * sleep on the word. */
 			__atomic_store_n(&lock_word, to | WAITERS,
 					 __ATOMIC_RELEASE);
+			SK_INJECT(SK__INJECT_IN_LOCK_HANDOFF);
 			/* Then wake the claimant: clearing its claim is the
 			 * change its futex wait looks for, so it cannot miss
 			 * the wake-up by arriving after it.  A CAS: it may

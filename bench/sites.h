@@ -34,8 +34,11 @@ extern const struct site_group spread56_groups[1];
 extern const struct site_group spread1000_groups[1];
 /* 64 keys of 8 sites each (multi-key commit). */
 extern const struct site_group multi_groups[64];
-/* 3 keys of 56 sites each (lock hold and wait). */
-extern const struct site_group lock_groups[3];
+/* 9 keys of 56 sites each (lock hold and wait): up to 8 updaters' own
+ * keys, and LOCK_FAST_KEY for the fast-path threads. */
+#define LOCK_UPDATER_KEYS 8
+#define LOCK_FAST_KEY 8
+extern const struct site_group lock_groups[9];
 
 /* site_group_by_sites - the upd* (packed) group with @n sites, or NULL. */
 const struct site_group *site_group_by_sites(size_t n);

@@ -70,6 +70,7 @@ run(disturb ${WORK_DIR}/disturb.json
   COMMAND ${BENCH_DIR}/bench_keys disturb --flips 10 --idle-ms 10)
 run(locks ${WORK_DIR}/locks.json
   FIELDS locks.lock_hold.buckets locks.lock_wait.buckets locks.fast_path.buckets
+         locks.fairness
          locks.bucket_labels
   COMMAND ${BENCH_DIR}/bench_keys locks --ms 50)
 run(threads ${WORK_DIR}/threads.json

@@ -99,6 +99,10 @@ void sk__thread_id_after_fork_child(void);
 void sk__futex_wait(uint32_t *word, uint32_t expected);
 /* sk__futex_wake_one - wake one thread sleeping on @word. */
 void sk__futex_wake_one(uint32_t *word);
+/* sk__futex_wake_all - wake every thread sleeping on @word (the patch lock
+ * hands itself to one waiter, which need not be the one a single wake
+ * would reach). */
+void sk__futex_wake_all(uint32_t *word);
 
 /* ---- [OS] <os>/thread.c: the runtime's threads, fork handlers ----------- */
 

@@ -13,6 +13,8 @@ enum sk__inject_point {
 					the new instructions written) */
 	SK__INJECT_AFTER_TAIL_WRITE, /* bytes 1.. written and synced */
 	SK__INJECT_IN_TRAP_HANDLER,  /* a thread is being resumed */
+	SK__INJECT_IN_LOCK_HANDOFF,  /* the patch lock handed to a waiter,
+					its claim not yet cleared */
 };
 
 #ifdef SK_ENABLE_INJECT

@@ -6,7 +6,8 @@
  * pthread_threadid_np() reads the thread's 64-bit system-wide id from its
  * own thread data (no system call; it grows from 1, so its low 32 bits are
  * never 0 in practice and differ between live threads).  Waiting is
- * __ulock_wait/__ulock_wake, the kernel's compare-and-wait that libc++'s
+ * __ulock_wait/__ulock_wake (ULF_WAKE_ALL: every sleeper), the kernel's
+ * compare-and-wait that libc++'s
  * std::atomic::wait and the Swift and Zig runtimes use (macOS 10.12 and
  * later; os_sync_wait_on_address() is its public name from macOS 14.4).
  * Both are safe in a signal handler.
@@ -16,6 +17,7 @@
 #include "os/os.h"
 
 #define UL_COMPARE_AND_WAIT 1
+#define ULF_WAKE_ALL 0x00000100
 #define ULF_NO_ERRNO 0x01000000
 int __ulock_wait(uint32_t operation, void *addr, uint64_t value,
 		 uint32_t timeout_us);
@@ -43,4 +45,9 @@ void sk__futex_wait(uint32_t *word, uint32_t expected)
 void sk__futex_wake_one(uint32_t *word)
 {
 	__ulock_wake(UL_COMPARE_AND_WAIT | ULF_NO_ERRNO, word, 0);
+}
+
+void sk__futex_wake_all(uint32_t *word)
+{
+	__ulock_wake(UL_COMPARE_AND_WAIT | ULF_WAKE_ALL | ULF_NO_ERRNO, word, 0);
 }

@@ -6,6 +6,7 @@
  * UMTX_OP_WAIT_UINT_PRIVATE / UMTX_OP_WAKE_PRIVATE are Linux's private
  * futex wait and wake.  Both are system calls: safe in a signal handler.
  */
+#include <limits.h>
 #include <sys/types.h>
 #include <sys/thr.h>
 #include <sys/umtx.h>
@@ -41,4 +42,9 @@ void sk__futex_wait(uint32_t *word, uint32_t expected)
 void sk__futex_wake_one(uint32_t *word)
 {
 	_umtx_op(word, UMTX_OP_WAKE_PRIVATE, 1, NULL, NULL);
+}
+
+void sk__futex_wake_all(uint32_t *word)
+{
+	_umtx_op(word, UMTX_OP_WAKE_PRIVATE, INT_MAX, NULL, NULL);
 }

@@ -10,6 +10,7 @@
  * released, so a handler arriving between the two would wait for itself.
  * Both calls are system calls or plain loads: safe in a signal handler.
  */
+#include <limits.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,4 +52,9 @@ void sk__futex_wait(uint32_t *word, uint32_t expected)
 void sk__futex_wake_one(uint32_t *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void sk__futex_wake_all(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

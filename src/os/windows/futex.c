@@ -3,9 +3,10 @@
  * src/os/windows/futex.c - thread ids and waiting on a word, for the patch
  * lock (core/lock.c), on Windows.
  *
- * WaitOnAddress / WakeByAddressSingle (Windows 8 and later, the
- * synchronization library's api-ms-win-core-synch-l1-2-0) are the futex of
- * Windows: sleep while a word holds a value, wake one sleeper.  Thread ids
+ * WaitOnAddress / WakeByAddressSingle / WakeByAddressAll (Windows 8 and
+ * later, the synchronization library's api-ms-win-core-synch-l1-2-0) are
+ * the futex of Windows: sleep while a word holds a value, wake one sleeper
+ * or all of them.  Thread ids
  * are never 0 there, and there is no fork to give a thread a new one.
  */
 #include <windows.h>
@@ -30,4 +31,9 @@ void sk__futex_wait(uint32_t *word, uint32_t expected)
 void sk__futex_wake_one(uint32_t *word)
 {
 	WakeByAddressSingle(word);
+}
+
+void sk__futex_wake_all(uint32_t *word)
+{
+	WakeByAddressAll(word);
 }

@@ -56,6 +56,10 @@ def _find(rows, **match):
 MAX_OTHER_LOAD_PER_CPU = 0.75
 MAX_OTHER_CPUS_PER_CPU = 0.25
 MAX_STEAL = 0.05
+# /proc/stat counts in ticks of 10 ms: over a window shorter than this the
+# CPU-use and steal shares are a few ticks, noise rather than a reading,
+# and only the load average judges the experiment.
+MIN_WINDOW_S = 2.0
 # Spread: where the run records the spread of the judged figure itself (the
 # interquartile range of per-run ratios when there are at least
 # IQR_MIN_SAMPLES, else their min-max; the min-max over repeats), a goal
@@ -82,11 +86,12 @@ def machine_quiet(m):
         if other > MAX_OTHER_LOAD_PER_CPU * cpus:
             why.append("other load %.2f > %.2f x %d CPUs"
                        % (other, MAX_OTHER_LOAD_PER_CPU, cpus))
-    if m.get("other_cpus") is not None:
+    short = (m.get("seconds") or 0) < MIN_WINDOW_S
+    if m.get("other_cpus") is not None and not short:
         if m["other_cpus"] > MAX_OTHER_CPUS_PER_CPU * cpus:
             why.append("other processes used %.2f CPUs > %.2f x %d"
                        % (m["other_cpus"], MAX_OTHER_CPUS_PER_CPU, cpus))
-    if m.get("steal_fraction") is not None:
+    if m.get("steal_fraction") is not None and not short:
         if m["steal_fraction"] > MAX_STEAL:
             why.append("steal %.1f%% > %.0f%%"
                        % (100 * m["steal_fraction"], 100 * MAX_STEAL))

@@ -132,6 +132,11 @@ TIMINGS = ("pipe ping-pong, threads", "pipe ping-pong, processes",
 
 # 1. The quiet-machine rule, alone.
 check("a quiet machine is quiet", report.machine_quiet(QUIET) == (True, ""))
+# A window of a few ticks (an experiment of well under a second): its
+# CPU-use and steal shares are noise, and only the load average judges it.
+check("a sub-second window: other CPU use and steal not judged",
+      report.machine_quiet(dict(QUIET, seconds=0.4, other_cpus=1.83,
+                                steal_fraction=0.3))[0])
 q, why = report.machine_quiet(LOADED)
 check("load 4.0, own 1.0 CPU, 2 CPUs: not quiet (%s)" % why,
       not q and "other load 3.00 > 0.75 x 2 CPUs" in why

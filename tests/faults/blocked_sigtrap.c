@@ -50,6 +50,7 @@ enum { RUN_SITES, PAUSE, UNBLOCK, STOP };
 
 static int command = RUN_SITES;
 static int worker_blocked;       /* 1 while it blocks SIGTRAP */
+static int worker_paused;        /* 1 once it saw PAUSE: runs no site */
 static unsigned long worker_runs; /* executions of sites_on() */
 static long worker_tid;
 static unsigned long flip_seq;   /* odd while an update call runs */
@@ -96,6 +97,7 @@ static void *worker(void *arg)
 			__atomic_store_n(&worker_blocked, 0, __ATOMIC_RELEASE);
 		}
 		if (c == PAUSE) {
+			__atomic_store_n(&worker_paused, 1, __ATOMIC_RELEASE);
 			usleep(1000);
 			continue;
 		}
@@ -225,6 +227,11 @@ static void warn_policy(void)
 	struct capture c;
 
 	__atomic_store_n(&command, PAUSE, __ATOMIC_RELEASE);
+	/* Not before it has left sites_on(): a worker still inside it when
+	 * the int3 goes in, with SIGTRAP blocked, would be killed (a loaded
+	 * machine, or ASan's slower code, widens that window). */
+	while (!__atomic_load_n(&worker_paused, __ATOMIC_ACQUIRE))
+		usleep(100);
 	capture_begin(&c);
 	int r = UPDATE(sk_key_enable(&busy_key));
 	capture_end(&c);

@@ -88,7 +88,7 @@ SITES(fair3)
 struct updater {
 	struct sk_key *key;
 	int (*sites_on)(void);
-	volatile int *stop;
+	int *stop; /* read and written atomically */
 	unsigned long flips, errors, wrong;
 };
 
@@ -96,7 +96,7 @@ static void *updater_main(void *arg)
 {
 	struct updater *u = arg;
 
-	while (!*u->stop) {
+	while (!__atomic_load_n(u->stop, __ATOMIC_ACQUIRE)) {
 		u->errors += sk_key_enable(u->key) != 0;
 		u->wrong += u->sites_on() != 4;
 		u->errors += sk_key_disable(u->key) != 0;
@@ -110,7 +110,7 @@ int main(void)
 {
 	const char *env = getenv("SK_FAIR_MS");
 	long ms = env ? strtol(env, NULL, 10) : 2000;
-	volatile int stop = 0;
+	int stop = 0;
 	struct updater u[THREADS] = {
 		{ &fair0.key, fair0_sites, &stop, 0, 0, 0 },
 		{ &fair1.key, fair1_sites, &stop, 0, 0, 0 },
@@ -128,7 +128,7 @@ int main(void)
 		pthread_create(&t[i], NULL, updater_main, &u[i]);
 	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&d, NULL);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < THREADS; i++) {
 		pthread_join(t[i], NULL);
 		sum += u[i].flips;

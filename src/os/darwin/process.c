@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os/bsd/process_start.h"
 #include "os/os.h"
 #include "support/settings.h"
 
@@ -70,10 +71,9 @@ int sk__os_process_name(long pid, char *out, size_t len)
 }
 
 /* A process another waits on: proc_pidinfo() says whether it is a zombie
- * and when it started (a later process with its pid started later).  No
- * descriptor: the watcher asks every SK__OS_PROCESS_POLL_MS (kqueue's
- * EVFILT_PROC would tell at once; a later change). */
-static int proc_start(long pid, uint64_t *start)
+ * and when it started (a later process with its pid started later).
+ * os/bsd/process_watch.c watches with it. */
+int sk__os_process_start(long pid, uint64_t *start)
 {
 	struct proc_bsdinfo info;
 
@@ -85,28 +85,6 @@ static int proc_start(long pid, uint64_t *start)
 	*start = (uint64_t)info.pbi_start_tvsec * 1000000u +
 		 (uint64_t)info.pbi_start_tvusec;
 	return 0;
-}
-
-int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)
-{
-	w->pid = pid;
-	w->fd = -1;
-	w->start = 0;
-	int r = proc_start(pid, &w->start);
-	return r == -EPERM ? 0 : r; /* another user's: it exists */
-}
-
-bool sk__os_process_gone(const struct sk__os_process_watch *w)
-{
-	uint64_t start = 0;
-	int r = proc_start(w->pid, &start);
-
-	return r == -ESRCH || (r == 0 && w->start && start != w->start);
-}
-
-void sk__os_process_watch_close(struct sk__os_process_watch *w)
-{
-	w->fd = -1;
 }
 
 int sk__os_program_path(char *out, size_t len)

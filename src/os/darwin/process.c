@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "os/bsd/process_start.h"
+#include "os/process_start.h"
 #include "os/os.h"
 #include "support/settings.h"
 
@@ -72,7 +72,7 @@ int sk__os_process_name(long pid, char *out, size_t len)
 
 /* A process another waits on: proc_pidinfo() says whether it is a zombie
  * and when it started (a later process with its pid started later).
- * os/bsd/process_watch.c watches with it. */
+ * os/process_watch.c watches with it. */
 int sk__os_process_start(long pid, uint64_t *start)
 {
 	struct proc_bsdinfo info;

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "os/bsd/process_start.h"
+#include "os/process_start.h"
 #include "os/os.h"
 #include "support/settings.h"
 
@@ -95,7 +95,7 @@ int sk__os_process_name(long pid, char *out, size_t len)
 
 /* A process another waits on: its kinfo_proc says whether it is a zombie
  * and when it started (a later process with its pid started later).
- * os/bsd/process_watch.c watches with it. */
+ * os/process_watch.c watches with it. */
 int sk__os_process_start(long pid, uint64_t *start)
 {
 	int mib[4] = { CTL_KERN, KERN_PROC, KERN_PROC_PID, (int)pid };

@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #include "os/os.h"
+#include "os/process_start.h"
 #include "support/settings.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
@@ -144,8 +145,9 @@ int sk__os_name_thread(pthread_t t, const char *name)
 /* A process another waits on: a handle is opened and closed at each ask
  * (no descriptor for poll()); its creation time tells a later process
  * with the same id from it.  Nothing waits on one here yet (no control
- * socket, no skctl), but the contract is the same everywhere. */
-static int proc_start(long pid, uint64_t *start)
+ * socket, no skctl), but the contract is the same everywhere:
+ * os/process_watch.c watches with it. */
+int sk__os_process_start(long pid, uint64_t *start)
 {
 	FILETIME created, exited, kernel, user;
 	DWORD code = 0;
@@ -163,26 +165,4 @@ static int proc_start(long pid, uint64_t *start)
 				 created.dwLowDateTime
 		       : 0;
 	return 0;
-}
-
-int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)
-{
-	w->pid = pid;
-	w->fd = -1;
-	w->start = 0;
-	int r = proc_start(pid, &w->start);
-	return r == -EPERM ? 0 : r; /* another user's: it exists */
-}
-
-bool sk__os_process_gone(const struct sk__os_process_watch *w)
-{
-	uint64_t start = 0;
-	int r = proc_start(w->pid, &start);
-
-	return r == -ESRCH || (r == 0 && w->start && start != w->start);
-}
-
-void sk__os_process_watch_close(struct sk__os_process_watch *w)
-{
-	w->fd = -1;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/os/bsd/process_watch.c - watching a process that skctl waits on
- * (os/os.h: sk__os_process_watch_*), on FreeBSD and macOS.
+ * src/os/process_watch.c - watching a process that skctl waits on
+ * (os/os.h: sk__os_process_watch_*), on the OSes that give no descriptor
+ * for it here (FreeBSD, macOS, Windows): by its start time.
  *
  * No descriptor: the watcher asks every SK__OS_PROCESS_POLL_MS whether the
  * process is gone (kqueue's EVFILT_PROC would tell at once; a later
@@ -11,7 +12,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "os/bsd/process_start.h"
+#include "os/process_start.h"
 #include "os/os.h"
 
 int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)

@@ -26,6 +26,9 @@
 # Exit 77 (skipped) with the reason when the cross toolchain or qemu 10 is
 # missing (.ci/run installs both).
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` can leave cmd a SIGPIPE,
+# which pipefail counts as the pipeline failing.
+matches() { grep "$@" >/dev/null; }
 arch=$1 mode=$2 src=$3 xbuild=$4 cmake=$5 ctest=$6 qemu=${7:-}
 shift $(($# < 7 ? $# : 7))
 extra_cmake_args=("$@")
@@ -39,7 +42,7 @@ mkdir -p "$(dirname "$xbuild")"
 
 if [ -n "${native:-}" ]; then
   run() { "$@"; }
-  is_target() { readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
+  is_target() { readelf -h "$1" 2>/dev/null | matches "Machine: *$elf_machine"; }
   configure_args=()
 else
   [ -d "$qemu" ] && qemu=$qemu/$qemu_name
@@ -73,7 +76,7 @@ else
            "as $qemu_var)"
     run() { "$qemu" -L $sysroot "$@"; }
   fi
-  is_target() { $triple-readelf -h "$1" 2>/dev/null | grep -q "Machine: *$elf_machine"; }
+  is_target() { $triple-readelf -h "$1" 2>/dev/null | matches "Machine: *$elf_machine"; }
   echo "cross compiler: $($triple-gcc --version | head -1)"
   echo "emulator: ${qemu:+$("$qemu" --version | head -1)}${qemu:-none, $arch runs natively}"
   configure_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu")

@@ -9,6 +9,9 @@
 # python3 or from XBUILD/../zig (.ci/run installs it there with
 # pip install --target).  Exit 77 (skipped) with the reason without it.
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` can leave cmd a SIGPIPE,
+# which pipefail counts as the pipeline failing.
+matches() { grep "$@" >/dev/null; }
 target=$1 src=$2 xbuild=$3 cmake=$4
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -26,9 +29,9 @@ echo "zig $(python3 -m ziglang version), target $target"
 # objects carry no OS note: they need FreeBSD's libc.so.7.
 is_target() {
   case $target in
-    *-freebsd) file -L "$1" | grep -q 'for FreeBSD' ||
-                 readelf -d "$1" 2>/dev/null | grep -q 'Shared library: \[libc.so.7\]' ;;
-    *-macos) file -L "$1" | grep -q 'Mach-O' ;;
+    *-freebsd) file -L "$1" | matches 'for FreeBSD' ||
+                 readelf -d "$1" 2>/dev/null | matches 'Shared library: \[libc.so.7\]' ;;
+    *-macos) file -L "$1" | matches 'Mach-O' ;;
     *) fail "no check for $target" ;;
   esac
 }

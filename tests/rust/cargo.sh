@@ -62,6 +62,9 @@
 #                 without the target's std, mingw-w64 or wine
 # Exits 77 (skipped) with the reason when cargo >= 1.87 is not there.
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` can leave cmd a SIGPIPE,
+# which pipefail counts as the pipeline failing.
+matches() { grep "$@" >/dev/null; }
 step=$1 cargo=$2 build=$3 src=$4 qemu_dir=${5:-}
 
 if [ "$cargo" = "NOTFOUND" ] || [ -z "$cargo" ] || ! "$cargo" --version >/dev/null 2>&1; then
@@ -120,7 +123,7 @@ cross_target() {
   fi
   for q in "${SK_QEMU_RISCV64:-}" "$qemu_dir/qemu-riscv64" \
            "$(command -v qemu-riscv64 || true)"; do
-    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | matches 'version [1-9][0-9]\.' &&
       { qemu=$q; break; }
   done
   [ -n "$qemu" ] || { echo "SKIPPED: no qemu-riscv64 10 or newer"; exit 77; }
@@ -173,7 +176,7 @@ test-crt-static)
     -p statickeys --test torture --target $triple -- "${targs[@]}"
   t=$(find "$CARGO_TARGET_DIR/$triple/debug/deps" -name 'torture-*' -type f \
       -executable | head -1)
-  file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
+  file -L "$t" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "crt-static: $(file -L "$t" | cut -d, -f1-5)"
   echo "not run here: statickeys-test-plugin (no cdylib with crt-static)"
@@ -207,7 +210,7 @@ test-musl)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test --target $t -p statickeys -p statickeys-sys \
     -- "${targs[@]}"
   t=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -name 'torture-*' -type f -executable | head -1)
-  file -L "$t" | grep -Eq 'static-pie linked|statically linked' ||
+  file -L "$t" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "musl: $(file -L "$t" | cut -d, -f1-5)"
   ;;
@@ -221,7 +224,7 @@ build-freebsd | build-macos-x86_64 | build-macos-aarch64)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" zigbuild --target $t -p statickeys -p statickeys-sys --tests
   n=0
   for f in $(find "$CARGO_TARGET_DIR/$t/debug/deps" -maxdepth 1 -type f -executable); do
-    file -L "$f" | grep -q "$is" || { echo "FAILED: not a $t program: $(file -L "$f")"; exit 1; }
+    file -L "$f" | matches "$is" || { echo "FAILED: not a $t program: $(file -L "$f")"; exit 1; }
     echo "built: $(basename "$f"): $(file -L "$f" | cut -d: -f2 | cut -d, -f1-6)"
     n=$((n + 1))
   done
@@ -261,7 +264,7 @@ test-musl-aarch64)
   t=aarch64-unknown-linux-musl qemu=
   zigbuild_ready $t
   for q in "$qemu_dir/qemu-aarch64" "$(command -v qemu-aarch64 || true)"; do
-    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | grep -q 'version [1-9][0-9]\.' &&
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | matches 'version [1-9][0-9]\.' &&
       { qemu=$q; break; }
   done
   [ -n "$qemu" ] || { echo "SKIPPED: no qemu-aarch64 10 or newer"; exit 77; }
@@ -271,7 +274,7 @@ test-musl-aarch64)
     -p statickeys --test basic --test no_sites --test torture --test trace \
     -- "${targs[@]}" --skip startup_state_from_environment
   f=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -name 'torture-*' -type f -executable | head -1)
-  file -L "$f" | grep -q 'ARM aarch64' && file -L "$f" | grep -Eq 'static-pie linked|statically linked' ||
+  file -L "$f" | matches 'ARM aarch64' && file -L "$f" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $f is not a static aarch64 program: $(file -L "$f")"; exit 1; }
   echo "aarch64 musl: $(file -L "$f" | cut -d, -f1-5)"
   ;;
@@ -282,13 +285,13 @@ test-portable)
 test-s390x)
   t=s390x-unknown-linux-gnu
   rustup=$(dirname "$cargo")/rustup
-  "$rustup" target list --installed 2>/dev/null | grep -qx $t || {
+  "$rustup" target list --installed 2>/dev/null | matches -x $t || {
     echo "SKIPPED: no Rust standard library for $t (rustup target add $t)"; exit 77; }
   command -v s390x-linux-gnu-gcc >/dev/null || {
     echo "SKIPPED: no s390x-linux-gnu-gcc (gcc-s390x-linux-gnu, libc6-dev-s390x-cross)"; exit 77; }
   qemu=$qemu_dir/qemu-s390x
   [ -x "$qemu" ] || qemu=$(command -v qemu-s390x || true)
-  [ -n "$qemu" ] && "$qemu" --version | grep -q 'version \(1[0-9]\|[2-9][0-9]\)\.' || {
+  [ -n "$qemu" ] && "$qemu" --version | matches 'version \(1[0-9]\|[2-9][0-9]\)\.' || {
     echo "SKIPPED: no qemu-s390x 10 or newer (tests/cross/fetch_qemu_user.sh)"; exit 77; }
   export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_LINKER=s390x-linux-gnu-gcc
   export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER="$qemu -L /usr/s390x-linux-gnu"

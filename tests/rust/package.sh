@@ -18,6 +18,9 @@
 #            shared library there the build stops and says why; with
 #            LD_LIBRARY_PATH set the shared library is linked and runs.
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` can leave cmd a SIGPIPE,
+# which pipefail counts as the pipeline failing.
+matches() { grep "$@" >/dev/null; }
 step=$1 cargo=$2 build=$3 src=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -113,7 +116,7 @@ package)
 		consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --target $musl
 		consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --target $musl \
 			--bin blocked_signals
-		file -L "$ctarget/$musl/debug/blocked_signals" | grep -Eq 'static-pie linked|statically linked' ||
+		file -L "$ctarget/$musl/debug/blocked_signals" | matches -E 'static-pie linked|statically linked' ||
 			fail "the $musl program is not static"
 		echo "$musl: $(file -L "$ctarget/$musl/debug/blocked_signals" | cut -d, -f1-5)"
 		passed=7
@@ -139,7 +142,7 @@ prefix)
 	echo "without libstatickeys.a: the build stops with the reason"
 	# 3. LD_LIBRARY_PATH names the directory: the shared library.
 	LD_LIBRARY_PATH=$prefix/lib STATICKEYS_SYS_SYSTEM=1 consumer "$sk" "$sys" run -q
-	LD_LIBRARY_PATH=$prefix/lib ldd "$ctarget/debug/statickeys-consumer" | grep -q "$prefix/lib/libstatickeys.so" ||
+	LD_LIBRARY_PATH=$prefix/lib ldd "$ctarget/debug/statickeys-consumer" | matches "$prefix/lib/libstatickeys.so" ||
 		fail "LD_LIBRARY_PATH set, but the shared library was not linked"
 	echo "3 passed, 0 failed"
 	;;

@@ -10,6 +10,9 @@
 # Exit 77 (skipped) with the reason without mingw-w64 or wine (.ci/run
 # installs gcc-mingw-w64-x86-64 and wine64).
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` can leave cmd a SIGPIPE,
+# which pipefail counts as the pipeline failing.
+matches() { grep "$@" >/dev/null; }
 src=$1 xbuild=$2 cmake=$3 ctest=$4
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*" >&2; exit 1; }
@@ -39,7 +42,7 @@ for f in "$xbuild/bin/libstatickeys.dll" "$xbuild/src/libstatickeys.a" \
          "$xbuild/src/libstatickeys.dll.a"; do
   [ -e "$f" ] || fail "not built: $f"
 done
-file -L "$xbuild/bin/libstatickeys.dll" | grep -q 'PE32+ executable (DLL).*x86-64' ||
+file -L "$xbuild/bin/libstatickeys.dll" | matches 'PE32+ executable (DLL).*x86-64' ||
   fail "libstatickeys.dll is not a Windows x86-64 DLL: $(file -L "$xbuild/bin/libstatickeys.dll")"
 echo "built: libstatickeys.dll, libstatickeys.dll.a, libstatickeys.a ($(ar t "$xbuild/src/libstatickeys.a" | wc -l) objects)"
 "$wine" wineboot --init >/dev/null 2>&1 || true # the prefix, once

@@ -26,5 +26,6 @@
 #include "statickeys/commit.h"
 #include "statickeys/registry.h"
 #include "statickeys/control.h"
+#include "statickeys/static_call.h"
 
 #endif /* STATICKEYS_H */

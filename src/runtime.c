@@ -65,6 +65,9 @@ static void runtime_init_once(void)
 	if (settings)
 		sk__settings_check(); /* STATICKEYS_WRITER, _SYNC, SIGTRAP's */
 	sk__arch_init();
+	/* Static calls that target an unloading object are pointed elsewhere
+	 * before it goes (core/static_call.c). */
+	sk__object_removing_hook = sk__calls_object_leaving;
 	if (sk__arch_site_size)
 		sk__sync_init(sk__arch_tlb_ipi_serialises,
 			      sk__arch_serialize_self);
@@ -124,6 +127,20 @@ static void note_program(struct sk__object_handle *handle)
 		return;
 	__atomic_store_n(&seen, true, __ATOMIC_RELAXED);
 	sk__control_program_registered();
+}
+
+/* A static call's definition (statickeys/static_call.h), from its
+ * constructor and destructor: as an object's registration, it may be the
+ * first thing the runtime sees. */
+SK_API void sk__static_call_register(struct sk_static_call_key *key)
+{
+	runtime_init();
+	sk__calls_register(key);
+}
+
+SK_API void sk__static_call_unregister(struct sk_static_call_key *key)
+{
+	sk__calls_unregister(key);
 }
 
 SK_API void sk__object_register(struct sk__object_handle *handle,

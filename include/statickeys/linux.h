@@ -57,6 +57,7 @@
 
 #include "statickeys/branch.h"
 #include "statickeys/key.h"
+#include "statickeys/static_call.h"
 
 #if SK_HAVE_PATCHED_SITES
 #include SK__ARCH_SLOT_HEADER /* chosen by statickeys/branch.h */
@@ -293,5 +294,33 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 #define static_branch_dec_cpuslocked(x) static_key_slow_dec(&(x)->key)
 #define static_branch_enable_cpuslocked(x) static_key_enable(&(x)->key)
 #define static_branch_disable_cpuslocked(x) static_key_disable(&(x)->key)
+
+/* ==== Static calls (the kernel's include/linux/static_call.h) ============
+ * The kernel's spellings over statickeys/static_call.h: the same
+ * trampolines and guarantees.  static_call_update() returns the int of
+ * sk_static_call_update() (the kernel's returns nothing: a caller that
+ * ignores it, as the kernel's do, compiles unchanged).  The EXPORT_ forms
+ * are declarations: in userspace every object already sees the others'
+ * static calls. */
+#define STATIC_CALL_KEY(name) SK__SC_KEY(name)
+#define STATIC_CALL_TRAMP(name) SK__SC_TRAMP(name)
+#define DECLARE_STATIC_CALL(name, func) SK_DECLARE_STATIC_CALL(name, func)
+#define DEFINE_STATIC_CALL(name, func) SK_DEFINE_STATIC_CALL(name, func)
+#define DEFINE_STATIC_CALL_NULL(name, func)                                  \
+	SK_DEFINE_STATIC_CALL_NULL(name, func)
+#define DEFINE_STATIC_CALL_RET0(name, func)                                  \
+	SK_DEFINE_STATIC_CALL_RET0(name, func)
+#define static_call(name) sk_static_call(name)
+#define static_call_mod(name) sk_static_call(name)
+#define static_call_ro(name) sk_static_call(name)
+#define static_call_cond(name) (void)sk_static_call_cond(name)
+#define static_call_update(name, func) sk_static_call_update(name, func)
+#define static_call_query(name) ((void *)sk__static_call_load(&SK__SC_KEY(name)))
+#define __static_call_return0 sk_static_call_return0
+#define EXPORT_STATIC_CALL(name)                                             \
+	extern struct sk_static_call_key SK__SC_KEY(name)
+#define EXPORT_STATIC_CALL_GPL(name) EXPORT_STATIC_CALL(name)
+#define EXPORT_STATIC_CALL_TRAMP(name) EXPORT_STATIC_CALL(name)
+#define EXPORT_STATIC_CALL_TRAMP_GPL(name) EXPORT_STATIC_CALL(name)
 
 #endif /* STATICKEYS_LINUX_H */

@@ -116,6 +116,24 @@ void sk__arch_flush_site(uintptr_t addr, size_t len);
  * core sync.  Return: 0 or -errno. */
 int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi);
 
+/* ==== Static calls (arch/<arch>/static_call.c; arch/common/no_trampolines.c)
+ * A static call's trampoline (statickeys/static_call.h) is code the header
+ * assembled: one site-sized jump that updates rewrite with the batch
+ * protocol, then what its targets need (return, return 0, a far jump
+ * through a slot).  Where there are no trampolines the core only stores
+ * the target, which the call sites load. */
+
+/* sk__arch_call_slot - the slot that the trampoline at @tramp reads in its
+ * far form, or NULL if @tramp is not a trampoline this backend patches (its
+ * shape is checked: another tool's bytes, or a header of another backend,
+ * are left alone).  Async-signal-safe (reads the trampoline's own bytes). */
+void **sk__arch_call_slot(uintptr_t tramp);
+/* sk__arch_call_encode - the trampoline's jump for target @func: straight
+ * to it when the jump reaches, else to the far form; NULL: to its return,
+ * @ret0: to its "return 0".  Writes sk__arch_site_size bytes to @out. */
+void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
+			  unsigned char *out);
+
 /* ==== Traps (architectures whose protocol traps; no-ops elsewhere) ======== */
 
 /* sk__entry_code - the address of the site an entry records (the entry's

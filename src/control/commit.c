@@ -18,6 +18,10 @@
  *   3. on success, publish 1 for the enabled keys; on failure, put every
  *      count back as it was (the batch itself already restored every site).
  *
+ * sk_commit_calls() adds static calls (core/static_call.c) to the same
+ * batch: their trampolines' jumps are planned before any count moves and
+ * patched with the sites; a failed batch puts their targets back too.
+ *
  * Concurrent single-key updates take the same lock, so each one happens
  * entirely before or entirely after a commit.  The only thing that runs
  * concurrently is the lock-free fast path of sk_key_inc()/sk_key_dec(),
@@ -120,54 +124,97 @@ static void finish_items(struct commit_item *v, size_t m, int r)
 	}
 }
 
-/* Steps 1-3 with the lock held.  Return: 0 or -errno, nothing changed. */
-static int commit_locked(struct commit_item *v, size_t m)
+/* Steps 1-3 with the lock held, and the static calls of @calls (planned
+ * first: their targets are checked before any count moves; patched in the
+ * same batch; put back if it fails).  Return: 0 or -errno, nothing changed. */
+static int commit_locked(struct commit_item *v, size_t m,
+			 const struct sk_static_call_change *calls,
+			 size_t ncalls)
 {
-	struct sk__key_target *targets = sk__mem_alloc(m * sizeof(*targets));
-	size_t nt = 0;
-	int r = targets ? 0 : -ENOMEM;
+	struct sk__key_target *targets = sk__mem_alloc((m + 1) * sizeof(*targets));
+	struct sk__call_change *ch =
+		ncalls ? sk__mem_alloc(ncalls * sizeof(*ch)) : NULL;
+	struct sk__patch *extra =
+		ncalls ? sk__mem_alloc(ncalls * sizeof(*extra)) : NULL;
+	size_t nt = 0, nextra = 0;
+	int r = targets && (!ncalls || (ch && extra)) ? 0 : -ENOMEM;
 
+	if (r == 0 && ncalls)
+		r = sk__calls_plan_locked(calls, ncalls, ch);
+	bool calls_planned = r == 0 && ncalls;
+	for (size_t i = 0; calls_planned && i < ncalls; i++)
+		if (ch[i].patching)
+			extra[nextra++] = ch[i].patch;
 	for (size_t i = 0; i < m && r == 0; i++) {
 		r = begin_item(&v[i]);
 		if (r == 0 && v[i].changing)
 			targets[nt++] = (struct sk__key_target){ v[i].key,
 								 v[i].enable };
 	}
-	if (r == 0 && nt)
-		r = sk__update_locked(targets, nt);
+	if (r == 0 && (nt || nextra))
+		r = sk__update_with_locked(targets, nt, extra, nextra);
 	finish_items(v, m, r);
+	if (calls_planned)
+		sk__calls_finish_locked(ch, ncalls, r);
 	if (r == 0)
-		sk__count(SK__C_UPDATES, nt);
+		sk__count(SK__C_UPDATES, nt + ncalls);
 	sk__mem_free(targets);
+	sk__mem_free(ch);
+	sk__mem_free(extra);
 	return r;
 }
 
-int sk__commit_locked(const struct sk_key_change *changes, size_t n)
+static int commit_all_locked(const struct sk_key_change *changes, size_t n,
+			     const struct sk_static_call_change *calls,
+			     size_t ncalls)
 {
 	struct commit_item *v = NULL;
 
-	if (n == 0)
+	if (n == 0 && ncalls == 0)
 		return 0;
-	if (!changes)
+	if ((n && !changes) || (ncalls && !calls))
 		return -EINVAL;
-	long m = collect(changes, n, &v);
-	int r = m < 0 ? (int)m : commit_locked(v, (size_t)m);
+	long m = n ? collect(changes, n, &v) : 0;
+	int r = m < 0 ? (int)m : commit_locked(v, (size_t)m, calls, ncalls);
 	if (r < 0)
 		sk__count(SK__C_UPDATE_ERRORS, 1);
 	sk__mem_free(v);
 	return r;
 }
 
-SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
+int sk__commit_locked(const struct sk_key_change *changes, size_t n)
 {
-	if (n == 0)
+	return commit_all_locked(changes, n, NULL, 0);
+}
+
+static int commit_timed(const struct sk_key_change *changes, size_t n,
+			const struct sk_static_call_change *calls,
+			size_t ncalls)
+{
+	if (n == 0 && ncalls == 0)
 		return 0;
 	uint64_t t0 = sk__now_ns();
+	/* Targets in objects that could unload without telling us are
+	 * pinned first, without the lock (core/static_call.c). */
+	for (size_t i = 0; i < ncalls && calls; i++)
+		sk__calls_pin_if_needed(calls[i].func);
 	int r = sk__lock();
 	if (r == 0) {
-		r = sk__commit_locked(changes, n);
+		r = commit_all_locked(changes, n, calls, ncalls);
 		sk__unlock();
 		sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
 	}
 	return r;
+}
+
+SK_API int sk_commit(const struct sk_key_change *changes, size_t n)
+{
+	return commit_timed(changes, n, NULL, 0);
+}
+
+SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
+			   const struct sk_static_call_change *calls,
+			   size_t ncalls)
+{
+	return commit_timed(keys, nkeys, calls, ncalls);
 }

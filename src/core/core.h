@@ -28,6 +28,7 @@
 #include "os/os.h"
 #include "statickeys/key.h"
 #include "statickeys/object.h"
+#include "statickeys/static_call.h"
 
 /* sk__key_is_valid - @key carries the magic of SK_DEFINE_KEY_*. */
 static inline bool sk__key_is_valid(const struct sk_key *key)
@@ -145,6 +146,9 @@ void sk__key_adopt_zeroed(struct sk_key *key);
 /* Called with the lock held after an object is linked in; the control
  * plane sets it at start-up (start-up state).  NULL by default. */
 extern void (*sk__object_added_hook)(struct sk__object *obj);
+/* Called with the lock held as an object unloads, before it is unlinked
+ * (runtime.c: static calls that target it are pointed elsewhere). */
+extern void (*sk__object_removing_hook)(uintptr_t lo, uintptr_t hi);
 
 /* sk__objects_add - objects.c's half of sk__object_register() (runtime.c
  * makes sure the runtime is set up first).  @settle brings the new object's
@@ -199,9 +203,47 @@ struct sk__key_target {
  * Return: 0 or -errno. */
 int sk__update_locked(const struct sk__key_target *targets, size_t n);
 
+/* sk__update_with_locked - the same, with @nextra more changes planned by
+ * their owner (static calls' trampolines: static_call.c) in the batch. */
+int sk__update_with_locked(const struct sk__key_target *targets, size_t n,
+			   const struct sk__patch *extra, size_t nextra);
+
 /* sk__update_object_locked - bring @obj's sites in line with their keys'
  * current states (for an object registered after keys changed). */
 int sk__update_object_locked(struct sk__object *obj);
+
+/* ---- static_call.c: static calls ---------------------------------------- */
+
+/* sk__call_change - one static call's planned update (sk_commit_calls). */
+struct sk__call_change {
+	struct sk__call *call;
+	void *old_func, *new_func;
+	bool patching;          /* a trampoline jump to rewrite: patch */
+	struct sk__patch patch;
+};
+
+/* sk__calls_register / _unregister - a static call's descriptor, from its
+ * constructor and destructor (runtime.c). */
+void sk__calls_register(struct sk_static_call_key *key);
+void sk__calls_unregister(struct sk_static_call_key *key);
+/* sk__calls_plan_locked - plan @n updates: the new targets are stored (the
+ * pointer form's and the far form's), trampoline jumps are planned into
+ * out[i].patch.  -EINVAL for an invalid descriptor or one named twice with
+ * different targets; -EILSEQ if another tool wrote over a trampoline.  On
+ * error nothing changed. */
+int sk__calls_plan_locked(const struct sk_static_call_change *v, size_t n,
+			  struct sk__call_change *out);
+/* sk__calls_finish_locked - after the batch: record the jumps written, or
+ * (@r != 0) put the old targets back. */
+void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r);
+/* sk__calls_object_leaving - the object spanning [@lo, @hi) is unloading:
+ * forget the static calls defined there, and point those whose target is
+ * there back at their defined target (objects.c's removing hook). */
+void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi);
+/* sk__calls_pin_if_needed - before an update, without the lock: an object
+ * holding the target @func that does not register (so could unload without
+ * a word) is pinned, never unloaded. */
+void sk__calls_pin_if_needed(const void *func);
 
 /* sk__batch_limit - at most this many sites per batch (0: unlimited); the
  * benchmark's "one site at a time" mode sets 1 (config.c). */

@@ -47,6 +47,7 @@
 
 struct sk__object *sk__objects;
 void (*sk__object_added_hook)(struct sk__object *obj);
+void (*sk__object_removing_hook)(uintptr_t lo, uintptr_t hi);
 
 /*
  * A kernel-style key (statickeys/linux.h) that nobody initialised is a false
@@ -648,6 +649,8 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 		sk__unlock();
 		return;
 	}
+	if (sk__object_removing_hook)
+		sk__object_removing_hook(obj->lo, obj->hi);
 	for (struct sk__object **pp = &sk__objects; *pp; pp = &(*pp)->next) {
 		if (*pp == obj) {
 			*pp = obj->next;

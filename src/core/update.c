@@ -190,8 +190,19 @@ static bool keys_ever_updated;
 
 int sk__update_locked(const struct sk__key_target *targets, size_t n)
 {
+	return sk__update_with_locked(targets, n, NULL, 0);
+}
+
+int sk__update_with_locked(const struct sk__key_target *targets, size_t n,
+			   const struct sk__patch *extra, size_t nextra)
+{
 	struct patch_list l = { .v = NULL };
 	int r = 0;
+
+	/* Static calls' trampolines (static_call.c), planned by their owner:
+	 * in the same batch as the keys' sites. */
+	for (size_t i = 0; i < nextra && r == 0; i++)
+		r = list_push(&l, &extra[i]);
 
 	keys_ever_updated = true;
 
@@ -207,8 +218,9 @@ int sk__update_locked(const struct sk__key_target *targets, size_t n)
 			}
 		}
 	}
-	/* Only key updates are checked: an object being registered is not
-	 * running yet, so nobody can meet a changing site in it. */
+	/* Only updates are checked (keys, static calls): an object being
+	 * registered is not running yet, so nobody can meet a changing site
+	 * in it. */
 	if (r == 0 && l.n)
 		r = sk__arch_update_allowed();
 	return apply_list(&l, r);

@@ -24,8 +24,9 @@
  * SIGTRAP is delivered when the thread next returns to user space, and it
  * may have been preempted in between).  Such a late trap finds no batch; if
  * the address is a known site (looked up in the registered objects' own
- * site tables, in place) whose first byte is no longer int3, the thread
- * simply re-executes the (now complete) instruction.  Anything else is not
+ * site tables, in place, or a static call's trampoline, known by its shape)
+ * whose first byte is no longer int3, the thread simply re-executes the
+ * (now complete) instruction.  Anything else is not
  * ours: the OS half hands it on.
  */
 #include <errno.h>
@@ -123,7 +124,9 @@ static uintptr_t resolve_once(uintptr_t addr, bool *again)
 	if (p)
 		return p->dest;
 	struct site_index *s = __atomic_load_n(&live_sites, __ATOMIC_SEQ_CST);
-	if (!s || !index_has(s, addr))
+	/* A static call's trampoline is known by its shape (static_call.c):
+	 * its jump is a site of no object's table. */
+	if (!(s && index_has(s, addr)) && !sk__arch_call_slot(addr))
 		return 0;
 	if (*(volatile unsigned char *)addr != sk__arch_trap_byte)
 		return addr; /* late trap: re-run the new insn */

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * statickeys/static_call.h - static calls: a call through a function pointer
+ * turned into a direct call, re-pointed at run time (the kernel's
+ * include/linux/static_call.h).
+ *
+ *	static int log_plain(const char *m) { ... }
+ *	static int log_json(const char *m)  { ... }
+ *
+ *	SK_DEFINE_STATIC_CALL(log_line, log_plain);
+ *
+ *	sk_static_call(log_line)("hello");         // a direct call
+ *	sk_static_call_update(log_line, log_json); // every later call: log_json
+ *
+ * x86-64 (ELF): the call site is a direct `call` to the static call's
+ * trampoline, 16 bytes of code that are one `jmp rel32` to the target: no
+ * data load, no indirect branch.  An update rewrites that jump with the int3
+ * protocol of a key flip (3 core syncs, shared with keys in sk_commit_calls),
+ * so every call that starts after sk_static_call_update() returns, in any
+ * thread, lands in the new target, and a thread that meets the trampoline
+ * mid-update lands in the old target or the new one.  A target beyond the
+ * jump's +-2 GiB is reached through a slot the trampoline reads (an indirect
+ * jump: the far form, also what the trampoline does before the runtime has
+ * seen it).  Everywhere else (the other architectures, Windows, macOS,
+ * FreeBSD, the portable backend) the call loads the target from the static
+ * call's descriptor and calls through it: the same API and guarantees, the
+ * cost of a function pointer.
+ *
+ * A thread still running the old target when the update returns goes on
+ * running it: as in the kernel, waiting for such threads is the caller's
+ * business.  A target in an object that is unloaded (dlclose) is never left
+ * behind: an object registered with statickeys (it includes this header)
+ * puts every static call that targets it back to its defined target as it
+ * unloads; any other object holding a target is pinned (never unloaded) by
+ * the update.  docs/static-calls.md has the whole story.
+ */
+#ifndef STATICKEYS_STATIC_CALL_H
+#define STATICKEYS_STATIC_CALL_H
+
+#include <stddef.h>
+
+#include "statickeys/export.h"
+#include "statickeys/object.h"
+
+#ifdef __cplusplus
+#include <type_traits>
+extern "C" {
+#endif
+
+/** struct sk_static_call_key - one static call's descriptor (the kernel's
+ * struct static_call_key).  Read it with sk_static_call_query(). */
+struct sk_static_call_key {
+	void *func;          /* the current target (NULL: none) */
+	void *initial;       /* the definition's target */
+	const char *name;
+	void (*tramp)(void); /* the trampoline; NULL: calls load func */
+	unsigned magic;      /* SK__STATIC_CALL_MAGIC */
+	unsigned flags;      /* SK__STATIC_CALL_* */
+	void *runtime;       /* the runtime's record */
+};
+
+#define SK__STATIC_CALL_MAGIC 0x5c5ca11u
+/* Defined with SK_DEFINE_STATIC_CALL_NULL: NULL is its defined target. */
+#define SK__STATIC_CALL_NULL 0x1u
+/* Defined with SK_DEFINE_STATIC_CALL_RET0. */
+#define SK__STATIC_CALL_RET0 0x2u
+
+/**
+ * sk_static_call_return0() - returns 0: the target of a RET0 static call
+ * (the kernel's __static_call_return0).  On x86-64 a trampoline pointed at
+ * it returns 0 itself (xor eax, eax; ret), without calling it.
+ */
+SK_API long sk_static_call_return0(void);
+
+/* The runtime's side of the macros below: 0 or -errno. */
+SK_API int sk__static_call_update(struct sk_static_call_key *key, void *func);
+SK_API void sk__static_call_register(struct sk_static_call_key *key);
+SK_API void sk__static_call_unregister(struct sk_static_call_key *key);
+
+/** struct sk_static_call_change - one static call and its new target, for
+ * sk_commit_calls() (initialise with SK_STATIC_CALL_CHANGE). */
+struct sk_static_call_change {
+	struct sk_static_call_key *call;
+	void *func;
+};
+
+struct sk_key_change;
+/**
+ * sk_commit_calls() - key changes and static-call updates as one batch: at
+ * most 3 core syncs for all of them; when it returns 0 every site and every
+ * static call shows its new state, when it fails nothing changed.
+ * Return: 0; -EINVAL for an entry that is not a key or a static call, or
+ * one named twice with different states or targets; as sk_commit().
+ */
+SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
+			   const struct sk_static_call_change *calls,
+			   size_t ncalls);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Trampolines where key sites are patched on x86-64 ELF (the condition of
+ * statickeys/branch.h); SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer
+ * form anyway (a comparison in the benchmarks). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__ELF__) &&          \
+	!defined(SK_NO_ASM_GOTO) && !defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#else
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 0
+#endif
+
+#ifdef __cplusplus
+#define SK__SC_LINKAGE extern "C"
+#else
+#define SK__SC_LINKAGE extern
+#endif
+
+/* The names behind a static call @name: its descriptor, its trampoline (a
+ * function of the call's type: the call sites' callee; declared, and
+ * defined only with trampolines) and a hidden alias of the descriptor that
+ * the trampoline's far form reads through. */
+#define SK__SC_KEY(name) sk__scd_##name
+#define SK__SC_TRAMP(name) sk__sct_##name
+
+/**
+ * SK_DECLARE_STATIC_CALL(name, func) - a static call defined in another
+ * file or object, of @func's type (in a header).
+ */
+#define SK_DECLARE_STATIC_CALL(name, func)                                   \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name);           \
+	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
+
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+/*
+ * The trampoline, 16 bytes at a 16-byte boundary:
+ *   +0   e9 rel32        the jump that updates rewrite (the only bytes)
+ *   +5   31 c0           xor eax, eax   (RET0 lands here: returns 0)
+ *   +7   c3              ret            (NULL lands here: returns)
+ *   +8   ff 25 rel32     jmp *descriptor.func(%rip)   (the far form)
+ *   +14  'S' 'C'         signature (never executed), as the kernel's "SCT"
+ * Assembled pointing at +8, so that calls before the runtime has seen it
+ * (other constructors) reach the descriptor's target; registration turns
+ * it into the direct jump.  Protected: a call from the object that defines
+ * it is a direct call, not one through the PLT; another object's calls go
+ * through its PLT (as the kernel's modules call exported trampolines).
+ */
+#define SK__SC_DEFINE_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
+		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
+			       used));                                         \
+	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+		".balign 16\n\t"                                              \
+		".globl sk__sct_" #name "\n\t"                                \
+		".protected sk__sct_" #name "\n\t"                            \
+		".type sk__sct_" #name ",@function\n"                         \
+		"sk__sct_" #name ":\n\t"                                      \
+		".byte 0xe9\n\t.long 3\n\t"                                   \
+		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
+		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \
+		".byte 0x53, 0x43\n\t"                                        \
+		".size sk__sct_" #name ", 16\n\t"                             \
+		".popsection")
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#else
+#define SK__SC_DEFINE_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))0)
+#endif
+
+/* The descriptor, its trampoline, and the constructor and destructor that
+ * tell the runtime (which turns the trampoline into the direct jump). */
+#define SK__SC_DEFINE(name, func, target, flags)                             \
+	SK_DECLARE_STATIC_CALL(name, func);                                  \
+	__attribute__((used)) struct sk_static_call_key SK__SC_KEY(name) = {  \
+		(void *)(target), (void *)(target), #name,                     \
+		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
+	SK__SC_DEFINE_TRAMP(name);                                           \
+	__attribute__((constructor(101), used)) static void                  \
+		sk__scr_##name(void)                                         \
+	{                                                                    \
+		sk__static_call_register(&SK__SC_KEY(name));                 \
+	}                                                                    \
+	__attribute__((destructor(101), used)) static void                   \
+		sk__scu_##name(void)                                         \
+	{                                                                    \
+		sk__static_call_unregister(&SK__SC_KEY(name));               \
+	}                                                                    \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name)
+
+/** SK_DEFINE_STATIC_CALL(name, func) - a static call of @func's type,
+ * calling @func until updated. */
+#define SK_DEFINE_STATIC_CALL(name, func) SK__SC_DEFINE(name, func, func, 0)
+/** SK_DEFINE_STATIC_CALL_NULL(name, func) - of @func's type, with no target
+ * (sk_static_call_cond() calls nothing; sk_static_call() must not be used
+ * until it has one). */
+#define SK_DEFINE_STATIC_CALL_NULL(name, func)                               \
+	SK__SC_DEFINE(name, func, 0, SK__STATIC_CALL_NULL)
+/** SK_DEFINE_STATIC_CALL_RET0(name, func) - of @func's type, returning 0
+ * (sk_static_call_return0) until updated. */
+#define SK_DEFINE_STATIC_CALL_RET0(name, func)                               \
+	SK__SC_DEFINE(name, func, sk_static_call_return0,                    \
+		      SK__STATIC_CALL_RET0)
+
+/* The call's target, loaded (the pointer form). */
+static inline void *sk__static_call_load(const struct sk_static_call_key *k)
+{
+	return __atomic_load_n(&k->func, __ATOMIC_RELAXED);
+}
+/* A function that does nothing: the pointer form's sk_static_call_cond()
+ * of a static call with no target (the kernel's __static_call_nop). */
+static inline void sk__static_call_nop(void)
+{
+}
+static inline void *
+sk__static_call_load_cond(const struct sk_static_call_key *k)
+{
+	void *f = sk__static_call_load(k);
+
+	return f ? f : (void *)&sk__static_call_nop;
+}
+
+/**
+ * sk_static_call(name)(args...) - call the static call's current target.
+ * sk_static_call_cond(name)(args...) - the same for a function returning
+ * void, which calls nothing while the static call has no target.
+ */
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+#define sk_static_call(name) (SK__SC_TRAMP(name))
+#define sk_static_call_cond(name) (SK__SC_TRAMP(name))
+#else
+#define sk_static_call(name)                                                 \
+	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
+		&SK__SC_KEY(name)))
+#define sk_static_call_cond(name)                                            \
+	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load_cond(          \
+		&SK__SC_KEY(name)))
+#endif
+
+/** sk_static_call_query(name) - the current target (NULL: none), of the
+ * call's pointer type. */
+#define sk_static_call_query(name)                                           \
+	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
+		&SK__SC_KEY(name)))
+
+/*
+ * SK__SC_CHECKED(name, f) - @f as void *, if it is a function of the static
+ * call's type, NULL (a void pointer, as the kernel's callers pass it and
+ * (void *)__static_call_return0) or sk_static_call_return0; anything else
+ * does not compile.
+ */
+#ifdef __cplusplus
+template <class Want, class Got> static inline void *sk__sc_checked(Got f)
+{
+	static_assert(std::is_same<Want, Got>::value ||
+			      std::is_same<Got, void *>::value ||
+			      std::is_same<Got, std::nullptr_t>::value ||
+			      std::is_same<Got, long (*)(void)>::value ||
+			      std::is_integral<Got>::value,
+		      "sk_static_call_update: not a function of the static "
+		      "call's type");
+	return (void *)f;
+}
+#define SK__SC_CHECKED(name, f)                                              \
+	sk__sc_checked<decltype(&SK__SC_TRAMP(name))>(f)
+#else
+#define SK__SC_TYPE_IS(t, f)                                                 \
+	__builtin_types_compatible_p(t, __typeof__(1 ? (f) : (f)))
+#define SK__SC_CHECKED(name, f)                                              \
+	(__extension__({                                                     \
+		_Static_assert(SK__SC_TYPE_IS(__typeof__(&SK__SC_TRAMP(name)), \
+					      f) ||                            \
+				       SK__SC_TYPE_IS(void *, f) ||            \
+				       SK__SC_TYPE_IS(long (*)(void), f),      \
+			       "sk_static_call_update: " #f " is not a "       \
+			       "function of the static call's type");          \
+		(void *)(f);                                                 \
+	}))
+#endif
+
+/**
+ * sk_static_call_update(name, func) - re-point the static call at @func (of
+ * its type; NULL for a static call used with sk_static_call_cond();
+ * sk_static_call_return0).  Return: 0, or -errno with nothing changed
+ * (-EBUSY: a thread cannot take the update's trap, as for keys; -EILSEQ:
+ * another tool wrote over the trampoline; -EINVAL: NULL for a static call
+ * that is neither _NULL nor RET0 is allowed, as in the kernel, and only
+ * sk_static_call_cond() may then be used).
+ */
+#define sk_static_call_update(name, func)                                    \
+	sk__static_call_update(&SK__SC_KEY(name), SK__SC_CHECKED(name, func))
+
+/** SK_STATIC_CALL_CHANGE(name, func) - an initializer for struct
+ * sk_static_call_change (sk_commit_calls), type-checked likewise. */
+#define SK_STATIC_CALL_CHANGE(name, func)                                    \
+	{ &SK__SC_KEY(name), SK__SC_CHECKED(name, func) }
+
+#endif /* STATICKEYS_STATIC_CALL_H */

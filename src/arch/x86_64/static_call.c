@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/arch/x86_64/static_call.c - x86-64 static-call trampolines.
+ *
+ * The header (statickeys/static_call.h) assembles each trampoline as 16
+ * bytes at a 16-byte boundary:
+ *
+ *   +0   e9 rel32        jmp: the only bytes an update writes (a 5-byte
+ *                        site, changed with the int3 protocol of int3_batch.c)
+ *   +5   31 c0           xor eax, eax   \  RET0: jmp +5
+ *   +7   c3              ret            /  NULL: jmp +7
+ *   +8   ff 25 rel32     jmp *slot(%rip)   far form: jmp +8
+ *   +14  53 43           "SC", never executed
+ *
+ * The jump always stays a jmp rel32 whose destination is where a trapped
+ * thread resumes (sk__arch_destination), so the trap handler needs nothing
+ * new: the kernel's int3_emulate_jmp, done by setting the pc.  A target
+ * within +-2 GiB of the trampoline is jumped to directly (no load, no
+ * indirect branch); one beyond, through the slot.
+ *
+ * i686 has no trampolines (its header emits the pointer form).
+ */
+#include <string.h>
+
+#include "arch/backend.h"
+
+#define TRAMP_ALIGN 16u
+
+#ifndef __i386__
+/* The bytes after the jump, with the far form's displacement left out. */
+static bool tail_is_ours(const unsigned char *t)
+{
+	return t[5] == 0x31 && t[6] == 0xc0 && t[7] == 0xc3 && t[8] == 0xff &&
+	       t[9] == 0x25 && t[14] == 'S' && t[15] == 'C';
+}
+#endif
+
+void **sk__arch_call_slot(uintptr_t tramp)
+{
+#ifdef __i386__
+	(void)tramp;
+	return NULL;
+#else
+	const unsigned char *t = (const unsigned char *)tramp;
+	int32_t rel;
+
+	/* Aligned: all 16 bytes are on the trampoline's page, so a trap
+	 * handler may read them for any address it is asked about. */
+	if (!tramp || tramp % TRAMP_ALIGN || !tail_is_ours(t))
+		return NULL;
+	memcpy(&rel, t + 10, sizeof(rel));
+	return (void **)(tramp + 14 + (intptr_t)rel);
+#endif
+}
+
+void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
+			  unsigned char *out)
+{
+	uintptr_t to = (uintptr_t)func, next = tramp + 5;
+	intptr_t dist = (intptr_t)(to - next);
+
+	if (ret0)
+		to = tramp + 5;
+	else if (!func)
+		to = tramp + 7;
+	else if (dist != (intptr_t)(int32_t)dist)
+		to = tramp + 8; /* beyond rel32: the far form */
+	sk__arch_encode(tramp, to, true, out);
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/core/static_call.c - static calls (statickeys/static_call.h): the
+ * registry of descriptors, updates planned as trampoline jumps, and objects
+ * that unload while they hold a target.
+ *
+ * A static call has a descriptor (its target, the pointer form's) and, on
+ * x86-64, a trampoline: one jump that the update rewrites in the same batch
+ * as key sites (update.c, sk__update_with_locked), so it gets the int3
+ * protocol, its 3 core syncs and its trap emulation for free.  The
+ * architecture encodes the jump (sk__arch_call_encode) and finds the slot
+ * that the trampoline's far form reads (sk__arch_call_slot).
+ *
+ * What is stored when, so that a call lands in the old target or the new
+ * one and never elsewhere, and a failed update changed nothing:
+ *   - a jump to the far form (a target beyond rel32): the slot gets the
+ *     target before the batch, since the new jump reads it;
+ *   - everything else (the descriptor, the slot for other forms) only once
+ *     the batch succeeded: until then calls take the old jump.
+ * The pointer form is a store of the descriptor's target, under the lock.
+ *
+ * Registration (each definition's constructor) turns the trampoline, which
+ * the header assembled in its far form, into the direct jump.  If that
+ * cannot be done (no writer, a thread that blocks SIGTRAP, another tool's
+ * bytes) the far form stays, which is correct, only slower.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "support/mem.h"
+#include "support/message.h"
+#include "support/stats.h"
+
+struct sk__call {
+	struct sk__call *next;
+	struct sk_static_call_key *key;
+	uintptr_t tramp; /* 0: the pointer form */
+	void **slot;     /* what the far form reads; NULL: not patched here */
+	unsigned char insn[SK__SITE_MAX]; /* the jump as last written/found */
+};
+
+/* Every static call the runtime has seen; under the patch lock. */
+static struct sk__call *calls;
+
+SK_API long sk_static_call_return0(void)
+{
+	return 0;
+}
+
+static bool key_valid(const struct sk_static_call_key *k)
+{
+	return k && k->magic == SK__STATIC_CALL_MAGIC;
+}
+
+static struct sk__call *find(const struct sk_static_call_key *k)
+{
+	for (struct sk__call *c = calls; c; c = c->next)
+		if (c->key == k)
+			return c;
+	return NULL;
+}
+
+/* The record of @k, made at its first sight (registration, or an update
+ * from a constructor that ran before the definition's own). */
+static struct sk__call *find_or_add(struct sk_static_call_key *k)
+{
+	struct sk__call *c = find(k);
+
+	if (c)
+		return c;
+	c = sk__mem_alloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->key = k;
+	c->tramp = (uintptr_t)k->tramp;
+	if (c->tramp && sk__arch_site_size) {
+		c->slot = sk__arch_call_slot(c->tramp);
+		if (c->slot)
+			memcpy(c->insn, (const void *)c->tramp,
+			       sk__arch_site_size);
+	}
+	c->next = calls;
+	calls = c;
+	return c;
+}
+
+static void describe_refusal(const struct sk__call *c, const unsigned char *b)
+{
+	char bytes[3 * SK__SITE_MAX + 1] = "";
+	size_t len = 0;
+
+	for (unsigned i = 0; i < sk__arch_site_size; i++)
+		len += (size_t)snprintf(bytes + len, sizeof(bytes) - len,
+					"%s%02x", i ? " " : "", b[i]);
+	sk__warn("refusing to update static call '%s': its trampoline at %p "
+		 "holds %s, not the jump last written there%s; nothing was "
+		 "changed", c->key->name, (void *)c->tramp, bytes,
+		 b[0] == sk__arch_trap_byte
+			 ? " (a breakpoint: a debugger or uprobe has put its "
+			   "int3 on it; remove it to update)"
+			 : " (rewritten by another tool)");
+}
+
+static bool is_ret0(const void *func)
+{
+	return func == (const void *)&sk_static_call_return0;
+}
+
+/* Plan @c's move to @func into @out (nothing stored yet). */
+static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
+{
+	unsigned size = sk__arch_site_size;
+	unsigned char next[SK__SITE_MAX];
+
+	out->call = c;
+	out->old_func = __atomic_load_n(&c->key->func, __ATOMIC_RELAXED);
+	out->new_func = func;
+	out->patching = false;
+	if (!c->slot)
+		return 0;
+	if (memcmp((const void *)c->tramp, c->insn, size) != 0) {
+		describe_refusal(c, (const unsigned char *)c->tramp);
+		return -EILSEQ;
+	}
+	sk__arch_call_encode(c->tramp, func, is_ret0(func), next);
+	if (memcmp(next, c->insn, size) == 0)
+		return 0;
+	struct sk__patch *p = &out->patch;
+	const struct sk__object *obj = sk__object_of(c->tramp);
+	p->addr = c->tramp;
+	p->dest = sk__arch_destination(c->tramp, next);
+	p->segment = obj ? sk__object_segment_of(obj, c->tramp) : NULL;
+	memcpy(p->old_insn, c->insn, size);
+	memcpy(p->new_insn, next, size);
+	out->patching = true;
+	return 0;
+}
+
+/* The far form's slot: where the new jump leads there, before the batch. */
+static bool to_far_form(const struct sk__call_change *ch)
+{
+	return ch->patching && ch->patch.dest == ch->call->tramp + 8;
+}
+
+static void store_early(struct sk__call_change *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (to_far_form(&v[i]))
+			__atomic_store_n(v[i].call->slot, v[i].new_func,
+					 __ATOMIC_RELEASE);
+}
+
+int sk__calls_plan_locked(const struct sk_static_call_change *v, size_t n,
+			  struct sk__call_change *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!key_valid(v[i].call))
+			return -EINVAL;
+		for (size_t j = 0; j < i; j++)
+			if (v[j].call == v[i].call && v[j].func != v[i].func)
+				return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sk__call *c = find_or_add(v[i].call);
+		if (!c)
+			return -ENOMEM;
+		int r = plan_one(c, v[i].func, &out[i]);
+		if (r)
+			return r;
+	}
+	/* A call named twice with the same target: plan its jump once. */
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (out[j].call == out[i].call)
+				out[i].patching = false;
+	store_early(out, n);
+	return 0;
+}
+
+void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sk__call *c = v[i].call;
+		void *func = r == 0 ? v[i].new_func : v[i].old_func;
+		if (r == 0 && v[i].patching)
+			memcpy(c->insn, v[i].patch.new_insn, sk__arch_site_size);
+		if (c->slot)
+			__atomic_store_n(c->slot, func, __ATOMIC_RELEASE);
+		__atomic_store_n(&c->key->func, func, __ATOMIC_RELEASE);
+	}
+}
+
+/* The planned jumps as patches for the batch (in @buf: @n of them). */
+static size_t collect_patches(const struct sk__call_change *v, size_t n,
+			      struct sk__patch *buf)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].patching)
+			buf[k++] = v[i].patch;
+	return k;
+}
+
+/* Plan, batch, finish: one locked update of @n static calls and no key. */
+static int update_locked(const struct sk_static_call_change *v, size_t n)
+{
+	struct sk__call_change inline_ch[4];
+	struct sk__patch inline_p[4];
+	struct sk__call_change *ch =
+		n <= 4 ? inline_ch : sk__mem_alloc(n * sizeof(*ch));
+	struct sk__patch *p = n <= 4 ? inline_p : sk__mem_alloc(n * sizeof(*p));
+	int r = ch && p ? 0 : -ENOMEM;
+
+	if (r == 0)
+		r = sk__calls_plan_locked(v, n, ch);
+	if (r == 0) {
+		size_t np = collect_patches(ch, n, p);
+		r = np ? sk__update_with_locked(NULL, 0, p, np) : 0;
+		sk__calls_finish_locked(ch, n, r);
+	}
+	if (ch != inline_ch)
+		sk__mem_free(ch);
+	if (p != inline_p)
+		sk__mem_free(p);
+	return r;
+}
+
+/* The object holding @func is one that does not register (so it could
+ * unload without a word) and is not the program. */
+static bool needs_pin_locked(const void *func)
+{
+	return !sk__object_of((uintptr_t)func);
+}
+
+void sk__calls_pin_if_needed(const void *func)
+{
+	if (!func || is_ret0(func) || sk__os_in_program(func))
+		return;
+	if (sk__lock() != 0)
+		return;
+	bool pin = needs_pin_locked(func);
+	sk__unlock();
+	/* Not under the lock: pinning asks the dynamic linker. */
+	if (pin)
+		sk__os_pin_image(func);
+}
+
+SK_API int sk__static_call_update(struct sk_static_call_key *key, void *func)
+{
+	if (!key_valid(key))
+		return -EINVAL;
+	uint64_t t0 = sk__now_ns();
+	sk__calls_pin_if_needed(func);
+	int r = sk__lock();
+	if (r)
+		return r;
+	struct sk_static_call_change one = { key, func };
+	r = update_locked(&one, 1);
+	sk__unlock();
+	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	sk__count(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
+	return r;
+}
+
+void sk__calls_register(struct sk_static_call_key *key)
+{
+	if (!key_valid(key)) {
+		sk__warn("a static call registered with a descriptor that "
+			 "SK_DEFINE_STATIC_CALL did not make; ignored");
+		return;
+	}
+	if (sk__lock_from_loader() != 0)
+		return; /* the far form stays: correct, one load slower */
+	struct sk__call *c = find_or_add(key);
+	if (c && c->slot) {
+		struct sk_static_call_change here = {
+			key, __atomic_load_n(&key->func, __ATOMIC_RELAXED) };
+		(void)update_locked(&here, 1);
+	}
+	sk__unlock();
+}
+
+static void forget(struct sk__call **pp)
+{
+	struct sk__call *c = *pp;
+
+	*pp = c->next;
+	sk__mem_free(c);
+}
+
+void sk__calls_unregister(struct sk_static_call_key *key)
+{
+	if (!key_valid(key) || sk__lock_from_loader() != 0)
+		return;
+	for (struct sk__call **pp = &calls; *pp; pp = &(*pp)->next)
+		if ((*pp)->key == key) {
+			forget(pp);
+			break;
+		}
+	sk__unlock();
+}
+
+static bool in_range(const void *p, uintptr_t lo, uintptr_t hi)
+{
+	return (uintptr_t)p >= lo && (uintptr_t)p < hi;
+}
+
+/* Where a static call whose target is unloading goes: its defined target,
+ * unless that unloads too; then nowhere (or "return 0" for RET0). */
+static void *fallback(const struct sk_static_call_key *k, uintptr_t lo,
+		      uintptr_t hi)
+{
+	if (!in_range(k->initial, lo, hi))
+		return k->initial;
+	return (k->flags & SK__STATIC_CALL_RET0)
+		       ? (void *)&sk_static_call_return0
+		       : NULL;
+}
+
+void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi)
+{
+	for (struct sk__call **pp = &calls; *pp;) {
+		if (in_range((*pp)->key, lo, hi))
+			forget(pp);
+		else
+			pp = &(*pp)->next;
+	}
+	for (struct sk__call *c = calls; c; c = c->next) {
+		void *f = __atomic_load_n(&c->key->func, __ATOMIC_RELAXED);
+		if (!f || !in_range(f, lo, hi))
+			continue;
+		struct sk_static_call_change back = { c->key,
+						      fallback(c->key, lo, hi) };
+		int r = update_locked(&back, 1);
+		if (r)
+			sk__warn("static call '%s' still targets code that is "
+				 "unloading (%s): a call through it will "
+				 "crash", c->key->name, sk__strerror(-r));
+	}
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * basic.c - static calls, one thread: the three definitions (a target,
+ * NULL, RET0), updates and queries, the trampoline's bytes where there are
+ * trampolines (a direct jump to the target: no load, no indirect branch),
+ * a target more than 2 GiB away, a commit of keys and static calls in one
+ * batch, and refused misuse.  Also built with SK_NO_ASM_GOTO: the pointer
+ * form behind the same API.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <statickeys.h>
+
+#include "../check.h"
+
+static int add1(int x) { return x + 1; }
+static int add2(int x) { return x + 2; }
+static int add3(int x) { return x + 3; }
+
+SK_DEFINE_STATIC_CALL(adder, add1);
+
+static int hits;
+static void hit(int n) { hits += n; }
+static void hit_twice(int n) { hits += 2 * n; }
+SK_DEFINE_STATIC_CALL_NULL(hook, hit);
+
+static long forty_two(void) { return 42; }
+SK_DEFINE_STATIC_CALL_RET0(answer, forty_two);
+
+SK_DEFINE_KEY_FALSE(feature);
+
+__attribute__((noinline)) static int call_adder(int x)
+{
+	return sk_static_call(adder)(x);
+}
+
+__attribute__((noinline)) static bool feature_on(void)
+{
+	return sk_branch_unlikely(&feature);
+}
+
+/* The trampoline's jump leads to @to (x86-64 trampolines only). */
+__attribute__((unused))
+static bool tramp_jumps_to(const void *tramp, const void *to)
+{
+	const unsigned char *t = tramp;
+	int32_t rel;
+
+	if (t[0] != 0xe9)
+		return false;
+	memcpy(&rel, t + 1, 4);
+	return (uintptr_t)t + 5 + (intptr_t)rel == (uintptr_t)to;
+}
+
+static void definitions(void)
+{
+	CHECK(call_adder(1) == 2, "defined target: %d", call_adder(1));
+	CHECK(sk_static_call_query(adder) == add1, "query: the defined target");
+	CHECK(sk_static_call_query(hook) == NULL, "a _NULL call has no target");
+	sk_static_call_cond(hook)(5);
+	CHECK(hits == 0, "cond with no target calls nothing (hits %d)", hits);
+	CHECK(sk_static_call(answer)() == 0, "RET0 returns 0");
+	CHECK((void *)sk_static_call_query(answer) ==
+		      (void *)sk_static_call_return0,
+	      "RET0's target is sk_static_call_return0");
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	CHECK(tramp_jumps_to((const void *)&sk__sct_adder, (const void *)add1),
+	      "registration made the trampoline a direct jump to add1");
+#endif
+}
+
+static void updates(void)
+{
+	CHECK(sk_static_call_update(adder, add2) == 0, "update");
+	CHECK(call_adder(1) == 3, "after update: %d", call_adder(1));
+	CHECK(sk_static_call_query(adder) == add2, "query after update");
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	CHECK(tramp_jumps_to((const void *)&sk__sct_adder, (const void *)add2),
+	      "the trampoline jumps straight to add2");
+#endif
+	CHECK(sk_static_call_update(adder, add2) == 0, "same target again");
+	CHECK(sk_static_call_update(adder, add3) == 0, "update");
+	CHECK(call_adder(1) == 4, "add3: %d", call_adder(1));
+
+	CHECK(sk_static_call_update(hook, hit_twice) == 0, "NULL -> func");
+	sk_static_call_cond(hook)(3);
+	sk_static_call(hook)(1);
+	CHECK(hits == 8, "hook ran twice, doubled (hits %d)", hits);
+	CHECK(sk_static_call_update(hook, NULL) == 0, "func -> NULL");
+	sk_static_call_cond(hook)(100);
+	CHECK(hits == 8, "no target again (hits %d)", hits);
+
+	CHECK(sk_static_call_update(answer, forty_two) == 0, "RET0 -> func");
+	CHECK(sk_static_call(answer)() == 42, "forty_two");
+	CHECK(sk_static_call_update(answer, sk_static_call_return0) == 0,
+	      "func -> RET0");
+	CHECK(sk_static_call(answer)() == 0, "0 again");
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	CHECK(tramp_jumps_to((const void *)&sk__sct_answer,
+			     (const unsigned char *)&sk__sct_answer + 5),
+	      "RET0: the trampoline's own xor eax, eax; ret");
+#endif
+	CHECK(sk_static_call_update(adder, add1) == 0, "back");
+}
+
+/* A target more than 2 GiB from the trampoline: x86-64 code copied to a
+ * page mapped far away (mov eax, 77; ret). */
+static void far_target(void)
+{
+	static const unsigned char code[] = { 0xb8, 77, 0, 0, 0, 0xc3 };
+	uintptr_t near = (uintptr_t)&call_adder;
+	void *far = MAP_FAILED;
+
+#if defined(__x86_64__)
+	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
+					      far == MAP_FAILED;
+	     d += (uintptr_t)4 << 30) {
+		void *hint = (void *)((near + d) & ~(uintptr_t)0xfff);
+		far = mmap(hint, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			   -1, 0);
+	}
+#endif
+	if (far == MAP_FAILED) {
+		printf("far target: not run (no x86-64 page mapped 8-64 GiB "
+		       "from the code)\n");
+		return;
+	}
+	memcpy(far, code, sizeof(code));
+	__builtin___clear_cache((char *)far, (char *)far + sizeof(code));
+	int (*far_fn)(int) = (int (*)(int))far;
+	CHECK(sk_static_call_update(adder, far_fn) == 0, "far update");
+	CHECK(call_adder(1) == 77, "far target reached: %d", call_adder(1));
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	CHECK(tramp_jumps_to((const void *)&sk__sct_adder,
+			     (const unsigned char *)&sk__sct_adder + 8),
+	      "the far form: the trampoline's jump through its slot");
+#endif
+	CHECK(sk_static_call_update(adder, add2) == 0, "near again");
+	CHECK(call_adder(1) == 3, "add2 after far: %d", call_adder(1));
+	munmap(far, 4096);
+}
+
+static void commit(void)
+{
+	struct sk_key_change keys[] = { SK_KEY_CHANGE(&feature, true) };
+	struct sk_static_call_change calls[] = {
+		SK_STATIC_CALL_CHANGE(adder, add3),
+		SK_STATIC_CALL_CHANGE(hook, hit),
+	};
+	struct sk_stats before, after;
+
+	sk_stats_get(&before);
+	CHECK(sk_commit_calls(keys, 1, calls, 2) == 0, "commit");
+	sk_stats_get(&after);
+	CHECK(feature_on() && call_adder(1) == 4, "key on, add3: %d",
+	      call_adder(1));
+	hits = 0;
+	sk_static_call_cond(hook)(1);
+	CHECK(hits == 1, "hook is hit (hits %d)", hits);
+	if (SK_HAVE_PATCHED_SITES && SK_HAVE_STATIC_CALL_TRAMPOLINES)
+		CHECK(after.batches - before.batches == 1 &&
+			      after.core_syncs - before.core_syncs <= 3,
+		      "one batch, <= 3 syncs (%llu batches, %llu syncs)",
+		      (unsigned long long)(after.batches - before.batches),
+		      (unsigned long long)(after.core_syncs - before.core_syncs));
+
+	/* A call named twice with two targets: refused, nothing changed. */
+	struct sk_static_call_change twice[] = {
+		SK_STATIC_CALL_CHANGE(adder, add1),
+		SK_STATIC_CALL_CHANGE(adder, add2),
+	};
+	struct sk_key_change off[] = { SK_KEY_CHANGE(&feature, false) };
+	CHECK(sk_commit_calls(off, 1, twice, 2) == -EINVAL, "twice: -EINVAL");
+	CHECK(feature_on() && call_adder(1) == 4, "nothing changed");
+	CHECK(sk_commit_calls(off, 1, NULL, 0) == 0, "keys alone");
+	CHECK(!feature_on(), "key off");
+}
+
+static void misuse(void)
+{
+	struct sk_static_call_key bogus;
+
+	memset(&bogus, 0, sizeof(bogus));
+	CHECK(sk__static_call_update(&bogus, (void *)add1) == -EINVAL,
+	      "a descriptor SK_DEFINE_STATIC_CALL did not make: -EINVAL");
+	CHECK(sk__static_call_update(NULL, (void *)add1) == -EINVAL,
+	      "NULL descriptor: -EINVAL");
+	struct sk_static_call_change bad[] = { { &bogus, (void *)add1 } };
+	CHECK(sk_commit_calls(NULL, 0, bad, 1) == -EINVAL, "commit: -EINVAL");
+	CHECK(call_adder(1) == 4, "nothing changed");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct check_case cases[] = {
+		{ "definitions", definitions }, { "updates", updates },
+		{ "far_target", far_target },   { "commit", commit },
+		{ "misuse", misuse },
+	};
+	return check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
+			       argv);
+}

@@ -384,6 +384,55 @@ inline void commit(std::initializer_list<sk_key_change> changes, std::error_code
 	ec = detail::to_error(sk_commit(changes.begin(), changes.size()));
 }
 
+/**
+ * static_call<R(A...)> - a typed handle on a static call defined with
+ * SK_DEFINE_STATIC_CALL (statickeys/static_call.h): update() takes only a
+ * function of the call's type (or nullptr), errors as for keys.
+ *
+ *	SK_DEFINE_STATIC_CALL(log_line, log_plain);
+ *	auto log = SK_STATIC_CALL_REF(log_line);    // static_call<int(const char *)>
+ *	log.update(log_json);                       // throws std::system_error
+ *	sk_static_call(log_line)("hello");          // the direct call
+ *
+ * Calls through the handle (log("hi")) load the target like a function
+ * pointer; the direct call is sk_static_call(name)(...).
+ */
+template <typename F> class static_call;
+template <typename R, typename... A> class static_call<R(A...)> {
+public:
+	using function = R (*)(A...);
+
+	constexpr explicit static_call(sk_static_call_key &key) noexcept : key_(&key) {}
+
+	void update(function f) { detail::throw_if(sk__static_call_update(key_, reinterpret_cast<void *>(f)), "statickeys: static call update"); }
+	void update(function f, std::error_code &ec) noexcept
+	{
+		ec = detail::to_error(sk__static_call_update(key_, reinterpret_cast<void *>(f)));
+	}
+	/* The target of a RET0 static call (sk_static_call_return0). */
+	void update_return0() { detail::throw_if(sk__static_call_update(key_, reinterpret_cast<void *>(&sk_static_call_return0)), "statickeys: static call update"); }
+	function query() const noexcept { return reinterpret_cast<function>(sk__static_call_load(key_)); }
+	R operator()(A... args) const { return query()(std::forward<A>(args)...); }
+	/* A change for commit_calls(). */
+	sk_static_call_change change(function f) const noexcept { return { key_, reinterpret_cast<void *>(f) }; }
+	sk_static_call_key *native() const noexcept { return key_; }
+
+private:
+	sk_static_call_key *key_;
+};
+
+/* SK_STATIC_CALL_REF(name) - the typed handle of static call @name. */
+#define SK_STATIC_CALL_REF(name)                                             \
+	::statickeys::static_call<std::remove_pointer_t<decltype(&SK__SC_TRAMP(name))>>(SK__SC_KEY(name))
+
+/** commit_calls() - keys and static calls in one batch (sk_commit_calls). */
+inline void commit_calls(std::initializer_list<sk_key_change> keys,
+			 std::initializer_list<sk_static_call_change> calls)
+{
+	detail::throw_if(sk_commit_calls(keys.begin(), keys.size(), calls.begin(), calls.size()),
+			 "statickeys: commit");
+}
+
 } // namespace statickeys
 
 #endif /* STATICKEYS_HPP */

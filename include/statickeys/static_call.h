@@ -257,8 +257,8 @@ template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 			      std::is_same<Got, std::nullptr_t>::value ||
 			      std::is_same<Got, long (*)(void)>::value ||
 			      std::is_integral<Got>::value,
-		      "sk_static_call_update: not a function of the static "
-		      "call's type");
+		      "sk_static_call_update: not a function of this static "
+		      "call (its type differs)");
 	return (void *)f;
 }
 #define SK__SC_CHECKED(name, f)                                              \
@@ -273,7 +273,8 @@ template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 				       SK__SC_TYPE_IS(void *, f) ||            \
 				       SK__SC_TYPE_IS(long (*)(void), f),      \
 			       "sk_static_call_update: " #f " is not a "       \
-			       "function of the static call's type");          \
+			       "function of this static call (its type "       \
+			       "differs)");                                    \
 		(void *)(f);                                                 \
 	}))
 #endif

@@ -146,6 +146,10 @@ void sk__key_adopt_zeroed(struct sk_key *key);
 /* Called with the lock held after an object is linked in; the control
  * plane sets it at start-up (start-up state).  NULL by default. */
 extern void (*sk__object_added_hook)(struct sk__object *obj);
+/* sk__objects_quiet_in - an object that registered with no sites and no
+ * keys lies in [@lo, @hi) (its unloading is told to the removing hook
+ * too).  Under the lock. */
+bool sk__objects_quiet_in(uintptr_t lo, uintptr_t hi);
 /* Called with the lock held as an object unloads, before it is unlinked
  * (runtime.c: static calls that target it are pointed elsewhere). */
 extern void (*sk__object_removing_hook)(uintptr_t lo, uintptr_t hi);

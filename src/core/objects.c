@@ -570,6 +570,72 @@ static void pin_runtime(void)
 	sk__os_pin_image((const void *)&sk__objects_add);
 }
 
+/*
+ * Objects that include the headers but have no sites and no keys (a plugin
+ * that only holds a static call's target) are not built into the registry:
+ * only their handles are kept, so that their unloading can still be told
+ * (sk__object_removing_hook) and a static call that targets one need not
+ * pin it.  Their span is looked up when asked (rare), not at start-up.
+ */
+static struct sk__object_handle **quiet;
+static size_t nquiet, quiet_cap;
+
+static void quiet_add(struct sk__object_handle *handle)
+{
+	if (sk__lock_from_loader() != 0)
+		return;
+	if (nquiet == quiet_cap) {
+		size_t cap = quiet_cap ? quiet_cap * 2 : 16;
+		void *v = sk__mem_realloc(quiet, cap * sizeof(*quiet));
+		if (!v) {
+			sk__unlock();
+			return; /* it unloads untold: targets in it are pinned */
+		}
+		quiet = v;
+		quiet_cap = cap;
+	}
+	quiet[nquiet++] = handle;
+	sk__unlock();
+}
+
+/* Remove @handle from the quiet ones; whether it was there. */
+static bool quiet_remove_locked(const struct sk__object_handle *handle)
+{
+	for (size_t i = 0; i < nquiet; i++)
+		if (quiet[i] == handle) {
+			quiet[i] = quiet[--nquiet];
+			return true;
+		}
+	return false;
+}
+
+bool sk__objects_quiet_in(uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < nquiet; i++)
+		if ((uintptr_t)quiet[i] >= lo && (uintptr_t)quiet[i] < hi)
+			return true;
+	return false;
+}
+
+/* A quiet object unloads: tell the hook its span (looked up before the
+ * lock: the OS's loader may take the dynamic linker's lock). */
+static void quiet_unregister(struct sk__object_handle *handle)
+{
+	struct sk__image img;
+
+	if (sk__lock_from_loader() != 0)
+		return;
+	bool was = quiet_remove_locked(handle);
+	sk__unlock();
+	if (!was || !sk__object_removing_hook)
+		return;
+	sk__os_image_of(handle, &img);
+	if (img.hi <= img.lo || sk__lock_from_loader() != 0)
+		return;
+	sk__object_removing_hook(img.lo, img.hi);
+	sk__unlock();
+}
+
 void sk__objects_add(struct sk__object_handle *handle,
 		     const struct sk__site_entry *sites_start,
 		     const struct sk__site_entry *sites_stop,
@@ -580,8 +646,10 @@ void sk__objects_add(struct sk__object_handle *handle,
 	if (__atomic_fetch_add(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	pin_runtime();
-	if (!sites_start && !keys_start)
+	if (!sites_start && !keys_start) {
+		quiet_add(handle);
 		return;
+	}
 	struct sk__object *obj =
 		object_build(sites_start, sites_stop, keys_start, keys_stop);
 	if (!obj) {
@@ -630,8 +698,10 @@ SK_API void sk__object_unregister(struct sk__object_handle *handle)
 	if (__atomic_sub_fetch(&handle->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	struct sk__object *obj = handle->object;
-	if (!obj)
+	if (!obj) {
+		quiet_unregister(handle);
 		return;
+	}
 	/* As a registration, from the dynamic linker (its destructors).  exit()
 	 * from a signal handler runs them too: that is fine unless the handler
 	 * interrupted this very thread's update (the lock is then ours). */

@@ -229,23 +229,22 @@ static int update_locked(const struct sk_static_call_change *v, size_t n)
 	return r;
 }
 
-/* The object holding @func is one that does not register (so it could
- * unload without a word) and is not the program. */
-static bool needs_pin_locked(const void *func)
-{
-	return !sk__object_of((uintptr_t)func);
-}
-
 void sk__calls_pin_if_needed(const void *func)
 {
+	struct sk__image img;
+
 	if (!func || is_ret0(func) || sk__os_in_program(func))
 		return;
+	/* Looked up before the lock: the OS's loader may take the dynamic
+	 * linker's lock, as pinning does. */
+	sk__os_image_of(func, &img);
 	if (sk__lock() != 0)
 		return;
-	bool pin = needs_pin_locked(func);
+	/* An object that registers tells us as it unloads. */
+	bool told = sk__object_of((uintptr_t)func) ||
+		    (img.hi > img.lo && sk__objects_quiet_in(img.lo, img.hi));
 	sk__unlock();
-	/* Not under the lock: pinning asks the dynamic linker. */
-	if (pin)
+	if (!told)
 		sk__os_pin_image(func);
 }
 

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * objects.c - static calls across objects: one defined in a shared library
+ * and called from the program (through the PLT) and from the library (a
+ * direct call); targets in the program, the library and plugins; a plugin
+ * that registers is unloaded while it holds the target (the static call
+ * goes back to its defined target first, and the plugin is really gone); a
+ * plugin that does not register is pinned by the update (dlclose leaves it
+ * mapped); and dlopen/dlclose churn while a thread calls through it, which
+ * must never crash or land anywhere but the targets.
+ *
+ *   objects PLUGIN_THAT_REGISTERS PLAIN_PLUGIN
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "objects_lib.h"
+
+#include "../check.h"
+
+static int exe_op(int x)
+{
+	return 2000 + x;
+}
+
+static int stop;
+static unsigned long long calls, stray;
+
+static void *caller(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		int v = sk_static_call(shared_op)(1);
+		int w = lib_call(1);
+		calls += 2;
+		if ((v != 1001 && v != 501 && v != 2001) ||
+		    (w != 1001 && w != 501 && w != 2001))
+			stray++;
+	}
+	return NULL;
+}
+
+static int (*open_plugin(const char *path, void **handle))(int)
+{
+	*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	CHECK(*handle != NULL, "dlopen %s: %s", path, dlerror());
+	return *handle ? (int (*)(int))dlsym(*handle, "plugin_op") : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	void *h;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: objects PLUGIN PLAIN_PLUGIN\n");
+		return 2;
+	}
+	CHECK(sk_static_call(shared_op)(1) == 1001 && lib_call(1) == 1001,
+	      "the library's defined target, from both objects");
+	CHECK(sk_static_call_update(shared_op, exe_op) == 0, "to the program");
+	CHECK(sk_static_call(shared_op)(1) == 2001 && lib_call(1) == 2001,
+	      "the program's target, from both objects");
+
+	/* A registered plugin unloads while it holds the target. */
+	int (*op)(int) = open_plugin(argv[1], &h);
+	if (!op)
+		return check_summary();
+	CHECK(sk_static_call_update(shared_op, op) == 0, "to the plugin");
+	CHECK(lib_call(1) == 501, "the plugin's target: %d", lib_call(1));
+	dlclose(h);
+	CHECK(dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD) == NULL,
+	      "the registered plugin is really unloaded (not pinned)");
+	CHECK((void *)sk_static_call_query(shared_op) == (void *)lib_default,
+	      "back at the defined target");
+	CHECK(sk_static_call(shared_op)(1) == 1001 && lib_call(1) == 1001,
+	      "calls after the unload land in the defined target");
+
+	/* A plugin that does not register is pinned by the update. */
+	op = open_plugin(argv[2], &h);
+	if (!op)
+		return check_summary();
+	CHECK(sk_static_call_update(shared_op, op) == 0, "to the plain plugin");
+	dlclose(h);
+	void *still = dlopen(argv[2], RTLD_NOW | RTLD_NOLOAD);
+	CHECK(still != NULL, "the plain plugin is pinned: still loaded");
+	CHECK(lib_call(1) == 501, "and its target still runs");
+	CHECK(sk_static_call_update(shared_op, lib_default) == 0, "back");
+
+	/* Churn: load, point, unload, while a thread calls. */
+	pthread_t t;
+	pthread_create(&t, NULL, caller, NULL);
+	int churn_ok = 0;
+	for (int i = 0; i < 200; i++) {
+		op = open_plugin(argv[1], &h);
+		if (!op)
+			break;
+		churn_ok += sk_static_call_update(shared_op, op) == 0 &&
+			    lib_call(1) == 501;
+		dlclose(h);
+		churn_ok += sk_static_call(shared_op)(1) == 1001;
+		if (i % 50 == 49)
+			CHECK(sk_static_call_update(shared_op, exe_op) == 0,
+			      "to the program");
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	printf("churn: 200 loads and unloads, %llu calls from a thread\n",
+	       calls);
+	CHECK(churn_ok == 400, "%d of 400 churn checks", churn_ok);
+	CHECK(stray == 0, "%llu calls landed outside the targets", stray);
+	return check_summary();
+}

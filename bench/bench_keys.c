@@ -2,7 +2,8 @@
 /*
  * bench/bench_keys.c - experiments that flip real keys with many sites.
  *
- *	bench_keys latency|commit|traps|disturb|locks|threads [--json FILE]
+ *	bench_keys latency|floor|commit|traps|disturb|locks|threads|static_call
+ *		   [--json FILE]
  *		   [options]
  *
  * One experiment per run, so each starts from a fresh process: no patched
@@ -55,12 +56,13 @@ static const struct {
 	{ "disturb", exp_disturbance },
 	{ "locks", exp_locks },
 	{ "threads", exp_threads },
+	{ "static_call", exp_static_call },
 };
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s latency|floor|commit|traps|disturb|locks|threads "
+		fprintf(stderr, "usage: %s latency|floor|commit|traps|disturb|locks|threads|static_call "
 				"[--json FILE] [options]\n", argv[0]);
 		return 2;
 	}

@@ -22,6 +22,7 @@ int exp_trap_hits(int argc, char **argv, struct json *j);
 int exp_disturbance(int argc, char **argv, struct json *j);
 int exp_locks(int argc, char **argv, struct json *j);
 int exp_threads(int argc, char **argv, struct json *j);
+int exp_static_call(int argc, char **argv, struct json *j);
 
 /* bench_set_mode - "batched", "one_by_one" or "mprotect".
  * Return: 0, or -ENOTSUP when this process cannot use that writer. */

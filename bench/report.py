@@ -12,6 +12,7 @@ import rust_bench  # experiment 9 (bench/rust_bench.py)
 import startup_bench  # experiment 10 (bench/startup_bench.py)
 import trace_bench  # experiment 11 (bench/trace_bench.py)
 import windows_bench  # experiment 12 (bench/windows_bench.py)
+import static_call_bench  # experiment 13 (bench/static_call_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -74,6 +75,7 @@ EXP_FLOOR = "3b 1-site flip against its floor"
 EXP_DISTURB = "6 disturbance"
 EXP_THREADS = "8 threads"
 EXP_STARTUP = "10 start-up and memory per site"
+EXP_CALLS = "13 static calls"
 
 
 def machine_quiet(m):
@@ -305,9 +307,13 @@ def _lock_goals(res):
 def goals(res):
     def timed_startup(*a, **kw):
         return _goal(*a, machine=_machine(res, EXP_STARTUP), **kw)
+
+    def timed_calls(*a, **kw):
+        return _goal(*a, machine=_machine(res, EXP_CALLS), **kw)
     return (_branch_goals(res) + _update_goals(res) + _floor_goals(res) +
             _other_goals(res) + _lock_goals(res) + _thread_goals(res) +
-            startup_bench.goals(res, _goal, timed_startup))
+            startup_bench.goals(res, _goal, timed_startup) +
+            static_call_bench.goals(res, _goal, timed_calls))
 
 
 def _fmt(v, nd=2):
@@ -655,7 +661,8 @@ def render(res):
                _section_commit, _section_trap, _section_disturbance,
                _section_locks, _section_threads, rust_bench.section,
                startup_bench.section, trace_bench.section,
-               windows_bench.section, _section_plots):
+               windows_bench.section, static_call_bench.section,
+               _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

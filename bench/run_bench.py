@@ -26,6 +26,7 @@ import rust_bench  # noqa: E402
 import startup_bench  # noqa: E402
 import trace_bench  # noqa: E402
 import windows_bench  # noqa: E402
+import static_call_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -503,6 +504,10 @@ def run_all(bdir, out, sz, results):
         results["windows"] = windows_bench.experiment(
             os.path.dirname(bdir), out, sz is SIZES["quick"])
 
+    def static_calls():
+        results["static_calls"] = static_call_bench.experiment(
+            os.path.dirname(bdir), out, sz is SIZES["quick"])
+
     # The names of experiments whose timings goals judge come from report.py
     # (the goals find their machine load under them).
     for name, fn in (("1 branch cost", branch), (report.EXP_PIPE, pipe),
@@ -515,7 +520,8 @@ def run_all(bdir, out, sz, results):
                      (report.EXP_STARTUP, startup),
                      ("11 tracepoint event with bpftrace attached",
                       trace_attached),
-                     ("12 Windows x86-64 under wine", windows)):
+                     ("12 Windows x86-64 under wine", windows),
+                     (report.EXP_CALLS, static_calls)):
         guarded(results, name, fn)
 
 

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""bench/static_call_bench.py - experiment 13: static calls.
+
+13a, the call: bench/call_loop.c built once per way of choosing the callee
+(a direct call, a static call, a function pointer, a switch on a mode) and
+per build (plain, retpoline: -mindirect-branch=thunk, cet:
+-fcf-protection=full).  Cachegrind counts one call exactly (two iteration
+counts subtracted): instructions, data reads and indirect branches, each
+also as the excess over the direct call of the same build.  Then ns per
+call, every binary once per round, rounds interleaved so that load falls on
+all alike; the ratios to the direct call (and static / pointer) are taken
+within each round, and the report gives their median and min-max.
+
+13b, the update: bench_keys static_call (bench/exp_static_call.c): one
+static call's update against its floor, and N static calls with N keys in
+one sk_commit_calls() against the same changes one by one.
+
+Used by run_bench.py (experiment), report.py (section, goals).  Alone:
+
+    python3 bench/static_call_bench.py BUILD [--quick]
+
+Standard library only.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+VARIANTS = ["direct", "static", "pointer", "switch"]
+BUILDS = ["plain", "retpoline", "cet"]
+SIZES = {"full": dict(calls=20000000, rounds=5, cg=(100000, 200000),
+                      update_rounds=300, commits=20),
+         "quick": dict(calls=2000000, rounds=3, cg=(20000, 40000),
+                       update_rounds=40, commits=4)}
+
+
+def _run(cmd, timeout=600):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def _cachegrind_summary(path):
+    events = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith("summary:") and events:
+                return dict(zip(events, (int(x) for x in line.split()[1:])))
+    raise RuntimeError("no summary in " + path)
+
+
+def _counts(exe, n_lo, n_hi, raw):
+    """Per-call Ir, Dr, Bi of @exe: two runs under cachegrind, subtracted."""
+    got = []
+    for n in (n_lo, n_hi):
+        path = os.path.join(raw, "cachegrind.%s.%d" % (os.path.basename(exe), n))
+        rc, _, se = _run(["valgrind", "--tool=cachegrind", "--cache-sim=yes",
+                          "--branch-sim=yes", "--cachegrind-out-file=" + path,
+                          exe, str(n)])
+        if rc != 0:
+            raise RuntimeError("cachegrind %s: %s" % (exe, se[-300:]))
+        got.append(_cachegrind_summary(path))
+    per = {k: (got[1].get(k, 0) - got[0].get(k, 0)) / float(n_hi - n_lo)
+           for k in ("Ir", "Dr", "Bi")}
+    return {"instructions": round(per["Ir"], 3),
+            "data_reads": round(per["Dr"], 3),
+            "indirect_branches": round(per["Bi"], 3)}
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if not n else (xs[n // 2] if n % 2
+                               else (xs[n // 2 - 1] + xs[n // 2]) / 2.0)
+
+
+def experiment(build_root, out, quick):
+    sz = SIZES["quick" if quick else "full"]
+    bdir = os.path.join(build_root, "bench")
+    raw = os.path.join(out, "raw")
+    os.makedirs(raw, exist_ok=True)
+    builds = [b for b in BUILDS if all(
+        os.path.exists(os.path.join(bdir, "call_loop_%s_%s" % (v, b)))
+        for v in VARIANTS)]
+    res = {"builds": builds, "calls_per_run": sz["calls"],
+           "rounds": sz["rounds"]}
+    if not builds:
+        res["skipped"] = "the call_loop programs are not built"
+        return res
+
+    def exe(v, b):
+        return os.path.join(bdir, "call_loop_%s_%s" % (v, b))
+
+    if shutil.which("valgrind"):
+        counts = {}
+        for b in builds:
+            for v in VARIANTS:
+                counts[(v, b)] = _counts(exe(v, b), sz["cg"][0], sz["cg"][1],
+                                         raw)
+        res["cachegrind"] = [dict(variant=v, build=b, **c, **{
+            "extra_" + k: round(c[k] - counts[("direct", b)][k], 3)
+            for k in c}) for (v, b), c in counts.items()]
+    else:
+        res["cachegrind_skipped"] = "valgrind is not installed"
+
+    ns = {(v, b): [] for b in builds for v in VARIANTS}
+    for _ in range(sz["rounds"]):
+        for b in builds:
+            for v in VARIANTS:
+                rc, so, se = _run([exe(v, b), str(sz["calls"]), "time"])
+                if rc != 0:
+                    raise RuntimeError("%s: %s" % (exe(v, b), se[-300:]))
+                ns[(v, b)].append(json.loads(so)["ns_per_call"])
+    rows = []
+    for b in builds:
+        for v in VARIANTS:
+            d = ns[("direct", b)]
+            ratios = [x / y for x, y in zip(ns[(v, b)], d) if y > 0]
+            row = {"variant": v, "build": b,
+                   "ns_per_call": round(_median(ns[(v, b)]), 3),
+                   "ratio_to_direct": round(_median(ratios), 3),
+                   "ratio_min": round(min(ratios), 3),
+                   "ratio_max": round(max(ratios), 3)}
+            if v == "static":
+                p = [x / y for x, y in zip(ns[(v, b)], ns[("pointer", b)])]
+                row.update(ratio_to_pointer=round(_median(p), 3),
+                           ratio_to_pointer_min=round(min(p), 3),
+                           ratio_to_pointer_max=round(max(p), 3))
+            rows.append(row)
+    res["timing"] = rows
+
+    path = os.path.join(raw, "static_call_update.json")
+    rc, so, se = _run([os.path.join(bdir, "bench_keys"), "static_call",
+                       "--rounds", str(sz["update_rounds"]), "--commits",
+                       str(sz["commits"]), "--json", path])
+    if rc == 0:
+        with open(path) as f:
+            res["update"] = json.load(f).get("static_call_update")
+    else:
+        res["update_skipped"] = (so + se).strip().splitlines()[-1:] or [
+            "bench_keys static_call failed"]
+    return res
+
+
+def _find(rows, **match):
+    for r in rows or []:
+        if all(r.get(k) == v for k, v in match.items()):
+            return r
+    return None
+
+
+def goals(res, goal, timed):
+    sc = res.get("static_calls") or {}
+    cg, tm = sc.get("cachegrind"), sc.get("timing")
+    out = []
+    s = _find(cg, variant="static", build="plain")
+    for field, want in (("instructions", 1), ("data_reads", 0),
+                        ("indirect_branches", 0)):
+        v = s["extra_" + field] if s else None
+        out.append(goal("static call, plain build: %s over a direct call "
+                        "(cachegrind)" % field.replace("_", " "), v,
+                        v is not None and v <= want, "<= %d" % want))
+    s = _find(tm, variant="static", build="plain")
+    v = s["ratio_to_direct"] if s else None
+    out.append(timed("static call / direct call, plain build (ns, median "
+                     "of per-round ratios)", v, v is not None and v <= 1.05,
+                     "<= 1.05", spread=s and (s["ratio_min"], s["ratio_max"],
+                                              "min-max of %d rounds"
+                                              % sc.get("rounds", 0)),
+                     test=lambda x: x <= 1.05))
+    for b in sc.get("builds") or []:
+        s = _find(tm, variant="static", build=b)
+        v = s["ratio_to_pointer"] if s else None
+        out.append(timed("static call / function pointer, %s build (ns)" % b,
+                         v, v is not None and v < 1.0, "< 1.00",
+                         spread=s and (s["ratio_to_pointer_min"],
+                                       s["ratio_to_pointer_max"],
+                                       "min-max of %d rounds"
+                                       % sc.get("rounds", 0)),
+                         test=lambda x: x < 1.0))
+    batch = ((sc.get("update") or {}).get("batch")) or []
+    c = _find(batch, static_calls=64, mode="commit")
+    v = c["syncs_per_change"] if c else None
+    out.append(goal("64 static calls + 64 keys in one commit: core syncs", v,
+                    v is not None and v <= 3, "<= 3"))
+    return out
+
+
+def _fmt(v):
+    return "-" if v is None else ("%.2f" % v if isinstance(v, float) else str(v))
+
+
+def section(res):
+    sc = res.get("static_calls")
+    s = "## 13. Static calls\n\n"
+    if not sc:
+        return s + "Not measured.\n\n"
+    if sc.get("skipped"):
+        return s + "Not measured: %s.\n\n" % sc["skipped"]
+    s += ("One call by each way of choosing the callee, each built plain, "
+          "with retpolines (-mindirect-branch=thunk) and with CET "
+          "(-fcf-protection=full). Counts per call by cachegrind (exact), "
+          "and their excess over the direct call of the same build; ns per "
+          "call as the median of %d interleaved rounds of %d calls, ratios "
+          "taken within each round.\n\n" % (sc["rounds"], sc["calls_per_run"]))
+    cg = sc.get("cachegrind")
+    s += ("| build | call | instructions | data reads | indirect branches "
+          "| ns | / direct (min-max) |\n|---|---|---|---|---|---|---|\n")
+    for b in sc["builds"]:
+        for v in VARIANTS:
+            c = _find(cg, variant=v, build=b) or {}
+            t = _find(sc.get("timing"), variant=v, build=b) or {}
+            s += "| %s | %s | %s (%+.0f) | %s (%+.0f) | %s | %s | %s (%s-%s) |\n" % (
+                b, v, _fmt(c.get("instructions")),
+                c.get("extra_instructions", 0), _fmt(c.get("data_reads")),
+                c.get("extra_data_reads", 0),
+                _fmt(c.get("indirect_branches")), _fmt(t.get("ns_per_call")),
+                _fmt(t.get("ratio_to_direct")), _fmt(t.get("ratio_min")),
+                _fmt(t.get("ratio_max")))
+    if sc.get("cachegrind_skipped"):
+        s += "\nNo counts: %s.\n" % sc["cachegrind_skipped"]
+    u = sc.get("update") or {}
+    f = u.get("update_floor")
+    if f:
+        s += ("\nAn update (the trampoline's jump rewritten with the int3 "
+              "protocol) against its floor (the protocol's system calls "
+              "alone on the trampoline's page), alternating with a 1-site "
+              "key flip in one run: update %s us, 1-site flip %s us, floor "
+              "%s us, update / floor %s (%d updates).\n"
+              % (_fmt(f["update_median_us"]), _fmt(f["flip_median_us"]),
+                 _fmt(f["floor_median_us"]), _fmt(f["ratio"]), f["updates"]))
+    if u.get("batch"):
+        s += ("\nN static calls and N keys (8 sites each) in one "
+              "sk_commit_calls(), against the same changes one by one:\n\n"
+              "| static calls + keys | how | median us | core syncs |\n"
+              "|---|---|---|---|\n")
+        for r in u["batch"]:
+            s += "| %d + %d | %s | %s | %s |\n" % (
+                r["static_calls"], r["keys"], r["mode"], _fmt(r["median_us"]),
+                _fmt(r["syncs_per_change"]))
+    elif sc.get("update_skipped"):
+        s += "\nUpdates not measured: %s\n" % sc["update_skipped"]
+    return s + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    out = a.out or os.path.join(a.build, "static-call-bench")
+    res = {"static_calls": experiment(a.build, out, a.quick)}
+    print(json.dumps(res, indent=1))
+    print(section(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

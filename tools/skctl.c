@@ -50,6 +50,10 @@ static const char usage_text[] =
 	"  unmatched            the lines of the program's STATICKEYS_FILE\n"
 	"                       that name no key of it (typos)\n"
 	"  watch                key states and counter changes every second\n"
+	"  calls                every static call: its target (symbol and\n"
+	"                       label) and the labels it can be switched to\n"
+	"  call NAME=LABEL      switch a static call to the target its program\n"
+	"                       labelled LABEL (SK_STATIC_CALL_TARGET)\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the process to talk to (finds its socket)\n"
@@ -104,6 +108,10 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_log(reply);
 	else if (r == SKCTL_OK && !strcmp(verb, "unmatched"))
 		print_unmatched(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "calls"))
+		print_calls(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "call"))
+		print_call_changed(reply);
 	else if (r == SKCTL_OK)
 		print_changed(reply);
 	json_free(reply);
@@ -200,6 +208,7 @@ static const struct {
 	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
 	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
 	{ "watch", 0, 0 },   { "log", 0, 0 },	  { "unmatched", 0, 0 },
+	{ "calls", 0, 0 },   { "call", 1, 1 },
 };
 
 /* `set` takes NAME=VALUE, VALUE one of the words every other way of setting

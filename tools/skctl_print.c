@@ -76,6 +76,37 @@ void print_changed(const struct json *reply)
 		       on_off(json_bool(c, "enabled", false)));
 }
 
+void print_calls(const struct json *reply)
+{
+	const struct json *calls = json_get(reply, "calls");
+	int w = name_width(calls);
+
+	printf("%-*s  %-28s %-12s %s\n", w, "NAME", "TARGET", "LABEL",
+	       "TARGETS");
+	for (const struct json *c = calls ? calls->child : NULL; c;
+	     c = c->next) {
+		const struct json *t = json_get(c, "targets");
+		const char *target = json_str(c, "target", NULL);
+		printf("%-*s  %-28s %-12s ", w, json_str(c, "name", "?"),
+		       target ? target : json_str(c, "address", "(none)"),
+		       json_str(c, "label", "-"));
+		int n = 0;
+		for (t = t ? t->child : NULL; t; t = t->next)
+			printf("%s%s", n++ ? "," : "",
+			       t->type == JSON_STRING ? t->string : "?");
+		printf("%s\n", n ? "" : "-");
+	}
+}
+
+void print_call_changed(const struct json *reply)
+{
+	const struct json *v = json_get(reply, "changed");
+
+	for (const struct json *c = v ? v->child : NULL; c; c = c->next)
+		printf("%s: %s\n", json_str(c, "call", "?"),
+		       json_str(c, "target", "?"));
+}
+
 static const char *const counter_names[] = {
 	"updates",	 "batches",	  "sites_written", "text_writes",
 	"core_syncs",	 "traps_handled", "traps_chained", "update_errors",

@@ -16,6 +16,9 @@ void proc_comm(int pid, char *out, size_t len);
 void print_list(const struct json *reply);
 void print_key(const struct json *key);
 void print_changed(const struct json *reply);
+/* `calls` and `call NAME=LABEL`: static calls. */
+void print_calls(const struct json *reply);
+void print_call_changed(const struct json *reply);
 void print_stats(const struct json *reply);
 void print_log(const struct json *reply);
 /* print_unmatched - `skctl unmatched`: "FILE:LINE: NAME" per line of the

@@ -12,7 +12,9 @@
  *
  * -c (or STATICKEYS_CONTROL=1) serves the control socket; then
  * `skctl -p PID list` shows the keys and `skctl -p PID set shout=1` flips them
- * while the workers keep running.
+ * while the workers keep running; `skctl -p PID calls` shows the static call
+ * that words the greeting, `skctl -p PID call greeting_text=french` switches
+ * it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +32,20 @@ SK_DEFINE_KEY_TRUE_DESC(greeting, "print the greeting at the end of each line");
 SK_DEFINE_KEY_FALSE_DESC(shout, "print the greeting in capitals");
 SK_DEFINE_KEY_FALSE_DESC(tracing, "count traced events in the worker threads");
 SK_DEFINE_KEY_FALSE_DESC(checksums, "checksum every work item in the workers");
+
+/* The greeting's words: a static call, which `skctl -p PID calls` lists
+ * and `skctl -p PID call greeting_text=french` switches. */
+static const char *hello_english(int shout_it)
+{
+	return shout_it ? " HELLO, WORLD" : " Hello, world";
+}
+static const char *hello_french(int shout_it)
+{
+	return shout_it ? " BONJOUR, LE MONDE" : " Bonjour, le monde";
+}
+SK_DEFINE_STATIC_CALL(greeting_text, hello_english);
+SK_STATIC_CALL_TARGET(greeting_text, hello_english, "english");
+SK_STATIC_CALL_TARGET(greeting_text, hello_french, "french");
 
 static unsigned long traced, checksummed;
 static volatile sig_atomic_t stop;
@@ -90,7 +106,7 @@ static void print_tick(unsigned long tick, unsigned long *last_traced)
 	const char *message = "";
 
 	if (site_greeting())
-		message = site_shout() ? " HELLO, WORLD" : " Hello, world";
+		message = sk_static_call(greeting_text)(site_shout());
 	printf("tick %lu greeting=%d shout=%d tracing=%d checksums=%d "
 	       "traced=+%lu%s\n",
 	       tick, site_greeting(), site_shout(), site_tracing(),

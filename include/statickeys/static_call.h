@@ -291,6 +291,59 @@ template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 #define sk_static_call_update(name, func)                                    \
 	sk__static_call_update(&SK__SC_KEY(name), SK__SC_CHECKED(name, func))
 
+/**
+ * SK_STATIC_CALL_TARGET(name, func, "label") - at file scope: @func is one
+ * of static call @name's alternatives, which the control plane lists under
+ * "label" and switches to (`skctl call NAME=label`): it switches a static
+ * call only among the targets its program named this way.  @func must be of
+ * the call's type (checked at compile time).
+ */
+struct sk_static_call_target {
+	struct sk_static_call_key *call;
+	void *func;
+	const char *label;
+	unsigned magic; /* SK__STATIC_CALL_MAGIC */
+	struct sk_static_call_target *next; /* the runtime's */
+};
+#ifdef __cplusplus
+extern "C" {
+#endif
+SK_API void sk__static_call_target_add(struct sk_static_call_target *t);
+SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
+#ifdef __cplusplus
+}
+#define SK__SC_TARGET_CHECK(name, func)                                      \
+	static_assert(std::is_same<decltype(&SK__SC_TRAMP(name)),              \
+				   decltype(&(func))>::value,                    \
+		      "SK_STATIC_CALL_TARGET: " #func " is not a function "     \
+		      "of this static call (its type differs)")
+#else
+#define SK__SC_TARGET_CHECK(name, func)                                      \
+	_Static_assert(SK__SC_TYPE_IS(__typeof__(&SK__SC_TRAMP(name)), func),  \
+		       "SK_STATIC_CALL_TARGET: " #func " is not a function "    \
+		       "of this static call (its type differs)")
+#endif
+#define SK__SC_PASTE2(a, b) a##b
+#define SK__SC_PASTE(a, b) SK__SC_PASTE2(a, b)
+#define SK__SC_TARGET(name, func, label, id)                                 \
+	SK__SC_TARGET_CHECK(name, func);                                     \
+	static struct sk_static_call_target id = {                          \
+		&SK__SC_KEY(name), (void *)&(func), label,                     \
+		SK__STATIC_CALL_MAGIC, 0 };                                    \
+	__attribute__((constructor(102), used)) static void                  \
+		SK__SC_PASTE(id, _add)(void)                                 \
+	{                                                                    \
+		sk__static_call_target_add(&id);                             \
+	}                                                                    \
+	__attribute__((destructor(102), used)) static void                   \
+		SK__SC_PASTE(id, _remove)(void)                              \
+	{                                                                    \
+		sk__static_call_target_remove(&id);                          \
+	}                                                                    \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name)
+#define SK_STATIC_CALL_TARGET(name, func, label)                             \
+	SK__SC_TARGET(name, func, label, SK__SC_PASTE(sk__sctg_, __COUNTER__))
+
 /** SK_STATIC_CALL_CHANGE(name, func) - an initializer for struct
  * sk_static_call_change (sk_commit_calls), type-checked likewise. */
 #define SK_STATIC_CALL_CHANGE(name, func)                                    \

@@ -195,6 +195,8 @@ enum sk__op {
 	SK__OP_HELP,
 	SK__OP_LOG,
 	SK__OP_UNMATCHED, /* STATICKEYS_FILE lines naming no key */
+	SK__OP_CALLS,     /* static calls (calls.c) */
+	SK__OP_CALL,      /* NAME=LABEL: switch a static call (calls.c) */
 };
 
 /* sk__arg - one key name of a request, pointing into the request line. */
@@ -202,6 +204,8 @@ struct sk__arg {
 	const char *name;
 	size_t len;
 	bool on; /* SET: the wanted state; ENABLE/DISABLE: implied */
+	const char *value; /* CALL: the target's label */
+	size_t vlen;
 };
 
 struct sk__request {
@@ -225,6 +229,12 @@ struct sk__json {
 
 void sk__json_init(struct sk__json *j, size_t limit);
 void sk__json_free(struct sk__json *j);
+
+/* calls.c: `calls` (the static calls, their targets and labels) and
+ * `call NAME=LABEL` (switch one to a target its program labelled). */
+void sk__control_calls_list(struct sk__json *j);
+void sk__control_call_switch(struct sk__json *j,
+			     const struct sk__request *req);
 void sk__json_reset(struct sk__json *j);
 void sk__json_raw(struct sk__json *j, const char *s);
 /* sk__json_str - @s (@n bytes) as a JSON string, quoted and escaped. */

@@ -24,7 +24,8 @@
 
 static const char help_text[] =
 	"list | get NAME | enable NAME... | disable NAME... | "
-	"set NAME=VALUE... | stats | log | unmatched | help";
+	"set NAME=VALUE... | stats | log | unmatched | calls | "
+	"call NAME=LABEL | help";
 
 static void reply_error(struct sk__json *j, int err, const char *msg)
 {
@@ -343,6 +344,10 @@ void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 		do_log(reply);
 	} else if (req->op == SK__OP_UNMATCHED) {
 		do_unmatched(reply);
+	} else if (req->op == SK__OP_CALLS) {
+		sk__control_calls_list(reply);
+	} else if (req->op == SK__OP_CALL) {
+		sk__control_call_switch(reply, req);
 	} else if (req->op == SK__OP_HELP) {
 		sk__json_raw(reply, "{\"ok\":true,\"requests\":");
 		sk__json_str(reply, help_text, strlen(help_text));

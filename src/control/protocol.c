@@ -6,7 +6,7 @@
  * A request is one line of words separated by blanks:
  *
  *	list | stats | log | unmatched | help | get NAME | enable NAME...
- *	| disable NAME... | set NAME=VALUE...
+ *	| disable NAME... | set NAME=VALUE... | calls | call NAME=LABEL
  *
  * (VALUE: control/value.h's words, 0/1, off/on, false/true, no/yes.)
  *
@@ -41,6 +41,8 @@ static const struct {
 	{ "enable", SK__OP_ENABLE, 1, SK__MAX_ARGS },
 	{ "disable", SK__OP_DISABLE, 1, SK__MAX_ARGS },
 	{ "set", SK__OP_SET, 1, SK__MAX_ARGS },
+	{ "calls", SK__OP_CALLS, 0, 0 },
+	{ "call", SK__OP_CALL, 1, 1 },
 };
 
 static bool is_blank(char c)
@@ -90,6 +92,22 @@ static int parse_assignment(const char *w, size_t n, struct sk__arg *a)
 	return valid_name(a->name, a->len) ? 0 : -EINVAL;
 }
 
+/* The argument of "call": NAME=LABEL, both names. */
+static int parse_label(const char *w, size_t n, struct sk__arg *a)
+{
+	const char *eq = memchr(w, '=', n);
+
+	if (!eq)
+		return -EINVAL;
+	a->name = w;
+	a->len = (size_t)(eq - w);
+	a->value = eq + 1;
+	a->vlen = n - a->len - 1;
+	return valid_name(a->name, a->len) && valid_name(a->value, a->vlen)
+		       ? 0
+		       : -EINVAL;
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(SK__PRINTF, 3, 4)));
 
@@ -115,7 +133,12 @@ static int parse_args(const char *line, size_t len, size_t pos, int verb,
 				    verbs[verb].word, verbs[verb].max_args,
 				    verbs[verb].max_args == 1 ? "" : "s");
 		struct sk__arg *a = &req->args[req->nargs];
-		if (req->op == SK__OP_SET) {
+		if (req->op == SK__OP_CALL) {
+			if (parse_label(w, n, a))
+				return fail(err, errlen, "'call' takes "
+					    "NAME=LABEL (a static call and "
+					    "one of its targets' labels)");
+		} else if (req->op == SK__OP_SET) {
 			if (parse_assignment(w, n, a))
 				return fail(err, errlen, "argument %zu of 'set' "
 					    "is not NAME=VALUE (" SK__VALUE_WORDS ")",

@@ -249,6 +249,17 @@ void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi);
  * a word) is pinned, never unloaded. */
 void sk__calls_pin_if_needed(const void *func);
 
+/* For the control plane, under the lock: the static calls one by one
+ * (*@cursor NULL to start; NULL after the last), the alternatives programs
+ * named (SK_STATIC_CALL_TARGET, linked by ->next), the static call named
+ * @name (-ENOENT, or -EEXIST when several objects define one), and an
+ * update of one of them. */
+struct sk_static_call_key *sk__calls_next_locked(void **cursor);
+const struct sk_static_call_target *sk__calls_targets_locked(void);
+int sk__calls_find_locked(const char *name, size_t len,
+			  struct sk_static_call_key **out);
+int sk__calls_update_locked(struct sk_static_call_key *key, void *func);
+
 /* sk__batch_limit - at most this many sites per batch (0: unlimited); the
  * benchmark's "one site at a time" mode sets 1 (config.c). */
 extern size_t sk__batch_limit;

@@ -341,3 +341,74 @@ void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi)
 				 "crash", c->key->name, sk__strerror(-r));
 	}
 }
+
+/* ---- the alternatives a program names (SK_STATIC_CALL_TARGET) ---------- */
+
+/* Every registered alternative, newest first; under the patch lock. */
+static struct sk_static_call_target *targets;
+
+SK_API void sk__static_call_target_add(struct sk_static_call_target *t)
+{
+	if (!t || t->magic != SK__STATIC_CALL_MAGIC || !key_valid(t->call) ||
+	    !t->label) {
+		sk__warn("a static call target registered with a descriptor "
+			 "that SK_STATIC_CALL_TARGET did not make; ignored");
+		return;
+	}
+	if (sk__lock_from_loader() != 0)
+		return;
+	t->next = targets;
+	targets = t;
+	sk__unlock();
+}
+
+SK_API void sk__static_call_target_remove(struct sk_static_call_target *t)
+{
+	if (!t || sk__lock_from_loader() != 0)
+		return;
+	for (struct sk_static_call_target **pp = &targets; *pp;
+	     pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	sk__unlock();
+}
+
+struct sk_static_call_key *sk__calls_next_locked(void **cursor)
+{
+	struct sk__call *c = *cursor ? ((struct sk__call *)*cursor)->next
+				     : calls;
+
+	*cursor = c;
+	return c ? c->key : NULL;
+}
+
+const struct sk_static_call_target *sk__calls_targets_locked(void)
+{
+	return targets;
+}
+
+int sk__calls_find_locked(const char *name, size_t len,
+			  struct sk_static_call_key **out)
+{
+	*out = NULL;
+	for (struct sk__call *c = calls; c; c = c->next) {
+		if (strlen(c->key->name) != len ||
+		    memcmp(c->key->name, name, len) != 0)
+			continue;
+		if (*out)
+			return -EEXIST;
+		*out = c->key;
+	}
+	return *out ? 0 : -ENOENT;
+}
+
+int sk__calls_update_locked(struct sk_static_call_key *key, void *func)
+{
+	struct sk_static_call_change one = { key, func };
+	int r = update_locked(&one, 1);
+
+	sk__count(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
+	return r;
+}

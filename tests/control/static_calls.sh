@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# static_calls.sh SKDEMO SKCTL - static calls on the control socket: `skctl
+# calls` lists the demo's static call with its target's symbol, the label of
+# that target and the labels it may take; `skctl call NAME=LABEL` switches
+# it, and the demo's printed greeting follows; a label the program did not
+# name, or a static call that does not exist, is refused (exit 1) and
+# changes nothing.  Waits are "until it shows, or give up after 60 s".
+set -u
+demo=$1 skctl=$2
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+. "$(dirname "$0")/testlib.sh"
+wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+sock=$tmp/demo.sock
+STATICKEYS_CONTROL=$sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
+pids+=($!)
+check "socket appears" wait_socket "$sock"
+check "demo greets in English" wait_tick "$tmp/out" 'Hello, world$'
+
+calls=$("$skctl" -s "$sock" calls); rc=$?
+echo "$calls"
+check "calls exits 0" [ $rc -eq 0 ]
+check "calls shows greeting_text, its target's symbol and label" \
+	grep -Eq '^greeting_text +hello_english +english +' <<<"$calls"
+check "calls shows the labels it may take" grep -Eq '(english,french|french,english)$' <<<"$calls"
+json=$("$skctl" -s "$sock" --json calls)
+check "calls --json names the target" grep -q '"name":"greeting_text","target":"hello_english"' <<<"$json"
+
+check "call greeting_text=french" "$skctl" -s "$sock" call greeting_text=french
+check "demo greets in French" wait_tick "$tmp/out" 'Bonjour, le monde$'
+check "shout still applies to the new target" "$skctl" -s "$sock" enable shout
+check "demo shouts in French" wait_tick "$tmp/out" 'BONJOUR, LE MONDE$'
+calls=$("$skctl" -s "$sock" calls)
+check "calls shows the new target" grep -Eq '^greeting_text +hello_french +french ' <<<"$calls"
+
+out=$("$skctl" -s "$sock" call greeting_text=klingon 2>&1); rc=$?
+echo "$out"
+check "an unnamed label is refused (exit 1)" [ $rc -eq 1 ]
+check "the refusal says why" grep -q "no target labelled 'klingon'" <<<"$out"
+out=$("$skctl" -s "$sock" call nosuch=french 2>&1); rc=$?
+check "an unknown static call is refused (exit 1)" [ $rc -eq 1 ]
+check "the refusal names it" grep -q "no static call named 'nosuch'" <<<"$out"
+out=$("$skctl" -s "$sock" call greeting_text 2>&1); rc=$?
+check "call without =LABEL is refused" [ $rc -ne 0 ]
+sleep 0.3
+check "nothing changed: still French" wait_tick "$tmp/out" 'BONJOUR, LE MONDE$'
+check "call greeting_text=english" "$skctl" -s "$sock" call greeting_text=english
+check "demo greets in English again" wait_tick "$tmp/out" 'HELLO, WORLD$'
+summary

@@ -110,6 +110,23 @@ pub struct sk_tracepoint {
     pub next: *mut sk_tracepoint,
 }
 
+/// `struct sk_static_call_key` (statickeys/static_call.h): one static
+/// call's descriptor; the runtime changes `func` and `runtime`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_static_call_key {
+    pub func: *mut c_void,
+    pub initial: *mut c_void,
+    pub name: *const c_char,
+    pub tramp: Option<unsafe extern "C" fn()>,
+    pub magic: c_uint,
+    pub flags: c_uint,
+    pub runtime: *mut c_void,
+}
+
+/// `SK__STATIC_CALL_MAGIC` (statickeys/static_call.h).
+pub const SK_STATIC_CALL_MAGIC: c_uint = 0x05c5_ca11;
+
 /// `SK_WRITER_PROCMEM` / `SK_WRITER_MPROTECT` (statickeys/config.h).
 pub const SK_WRITER_PROCMEM: c_int = 0;
 pub const SK_WRITER_MPROTECT: c_int = 1;
@@ -166,6 +183,14 @@ unsafe extern "C" {
     /// Unlist it and give back the tracers' reference (from a destructor).
     #[link_name = "sk__tracepoint_remove"]
     pub fn sk_tracepoint_remove(tp: *mut sk_tracepoint);
+
+    /// Re-point a static call (0 or -errno; nothing changed on error).
+    #[link_name = "sk__static_call_update"]
+    pub fn sk_static_call_update(key: *mut sk_static_call_key, func: *mut c_void) -> c_int;
+    /// Tell the runtime of a static call (from its constructor).
+    #[link_name = "sk__static_call_register"]
+    pub fn sk_static_call_register(key: *mut sk_static_call_key);
+    pub fn sk_static_call_return0() -> core::ffi::c_long;
 
     pub fn sk_commit(changes: *const sk_key_change, n: usize) -> c_int;
     pub fn sk_stats_get(out: *mut sk_stats) -> c_int;

@@ -107,6 +107,7 @@ compile_error!("statickeys supports Linux, FreeBSD, macOS and Windows");
 compile_error!("statickeys supports Windows with mingw-w64 only (x86_64-pc-windows-gnu)");
 
 mod registration;
+mod static_call;
 mod trace;
 
 pub use trace::{TraceArg, Tracepoint};
@@ -506,6 +507,7 @@ pub fn stats() -> Stats {
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::static_call::RawCall;
     pub use crate::trace::Semaphore;
     pub use core::arch::{asm, global_asm};
 

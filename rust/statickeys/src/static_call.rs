@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Static calls: a call through a function pointer turned into a direct
+//! call, re-pointed at run time (the C library's
+//! `statickeys/static_call.h`, the kernel's `static_call`).
+//!
+//! ```
+//! use statickeys::{define_static_call, static_call};
+//!
+//! fn log_plain(msg: &str) -> usize { msg.len() }
+//! fn log_loud(msg: &str) -> usize { 2 * msg.len() }
+//!
+//! define_static_call!(pub LOG: fn(msg: &str) -> usize = log_plain);
+//!
+//! fn main() {
+//!     assert_eq!(static_call!(LOG)("hello"), 5); // a direct call
+//!     LOG::update(log_loud).unwrap();           // only fn(&str) -> usize
+//!     assert_eq!(static_call!(LOG)("hello"), 10);
+//!     assert!(std::ptr::fn_addr_eq(LOG::query(), log_loud as fn(&str) -> usize));
+//! }
+//! ```
+//!
+//! `define_static_call!` makes `NAME` a module with three functions:
+//! `NAME::call(args)` (what `static_call!(NAME)` names), `NAME::update(f)`,
+//! which takes only a function of the declared type and returns a
+//! `Result` (the C update's guarantees: every call that starts after it
+//! returns, in any thread, lands in `f`; a thread meeting the call during
+//! the update lands in the old target or `f`), and `NAME::query()`.
+//!
+//! On x86-64 Linux the call is a direct call to the static call's
+//! trampoline, one patched `jmp` (the C library's trampoline, the same
+//! runtime and batch protocol); elsewhere, or with the `portable` feature,
+//! it loads the target and calls it.  A target must be a Rust `fn` of the
+//! declared signature; the static call and its target live for the whole
+//! program.
+use core::cell::UnsafeCell;
+use core::ffi::c_void;
+
+use crate::{sys, Error};
+
+/// A static call's descriptor, shared with the C runtime.
+#[doc(hidden)]
+#[repr(transparent)]
+pub struct RawCall(pub UnsafeCell<sys::sk_static_call_key>);
+// The runtime changes it under its lock, and readers load `func` atomically.
+unsafe impl Sync for RawCall {}
+
+impl RawCall {
+    #[doc(hidden)]
+    pub const fn new(
+        func: *mut c_void,
+        name: *const core::ffi::c_char,
+        tramp: Option<unsafe extern "C" fn()>,
+    ) -> Self {
+        RawCall(UnsafeCell::new(sys::sk_static_call_key {
+            func,
+            initial: func,
+            name,
+            tramp,
+            magic: sys::SK_STATIC_CALL_MAGIC,
+            flags: 0,
+            runtime: core::ptr::null_mut(),
+        }))
+    }
+
+    /// The current target (the pointer form's load).
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn load(&'static self) -> *mut c_void {
+        let func = unsafe { &raw mut (*self.0.get()).func };
+        unsafe { core::sync::atomic::AtomicPtr::from_ptr(func) }
+            .load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Re-point the static call at `func` (a function of its type).
+    #[doc(hidden)]
+    pub fn update(&'static self, func: *mut c_void) -> Result<(), Error> {
+        Error::check(unsafe { sys::sk_static_call_update(self.0.get(), func) })
+    }
+
+    /// Tell the runtime (from the definition's constructor).
+    #[doc(hidden)]
+    pub fn register(&'static self) {
+        unsafe { sys::sk_static_call_register(self.0.get()) }
+    }
+}
+
+/// Defines a static call: `define_static_call!(pub NAME: fn(a: A, b: B) -> R
+/// = target);` (parameter names as in an `extern` block), at module level.
+/// `NAME` is a module with `call`, `update` and `query`; types and the
+/// target are named as in the enclosing module.  See the module docs.
+///
+/// A function of another type does not compile:
+///
+/// ```compile_fail,E0308
+/// statickeys::define_static_call!(OP: fn(x: u32) -> u32 = double);
+/// fn double(x: u32) -> u32 { 2 * x }
+/// fn wide(x: u64) -> u64 { x }
+/// fn main() { OP::update(wide).unwrap(); }
+/// ```
+#[macro_export]
+macro_rules! define_static_call {
+    ($(#[$m:meta])* $vis:vis $name:ident : fn($($p:ident : $arg:ty),* $(,)?) $(-> $ret:ty)? = $init:expr $(;)?) => {
+        $(#[$m])*
+        #[allow(non_snake_case, dead_code, unused_imports)]
+        $vis mod $name {
+            use super::*;
+
+            /// The call (direct on x86-64 Linux): `static_call!(NAME)(...)`.
+            #[inline(always)]
+            pub fn call($($p: $arg),*) $(-> $ret)? {
+                $crate::__static_call_body!($name, ($($p: $arg),*) $(-> $ret)?, ($($p),*))
+            }
+
+            /// Re-point every call at `f`; nothing changes on error.
+            pub fn update(f: fn($($arg),*) $(-> $ret)?) -> ::core::result::Result<(), $crate::Error> {
+                desc().update(f as *const () as *mut ::core::ffi::c_void)
+            }
+
+            /// The current target.
+            pub fn query() -> fn($($arg),*) $(-> $ret)? {
+                let p = desc().load();
+                // Always a function of this type: the definition's, or one
+                // `update` took.
+                unsafe { ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*) $(-> $ret)?>(p) }
+            }
+
+            $crate::__static_call_desc!($name, ($($p: $arg),*) $(-> $ret)?, $init);
+        }
+    };
+}
+
+/// The call of a static call defined with [`define_static_call!`]:
+/// `static_call!(NAME)(args)`.
+#[macro_export]
+macro_rules! static_call {
+    (crate :: $($seg:ident)::+) => {
+        crate::$($seg)::+::call
+    };
+    (super :: $($seg:ident)::+) => {
+        super::$($seg)::+::call
+    };
+    ($($seg:ident)::+) => {
+        $($seg)::+::call
+    };
+}
+
+// The trampoline's symbol: unique per definition (module path and name),
+// quoted in the assembly.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_call_symbol {
+    ($name:ident) => {
+        concat!("sk__sct_", module_path!(), "::", stringify!($name))
+    };
+}
+
+// x86-64 Linux: the C header's trampoline (statickeys/static_call.h), its
+// far form reading the descriptor, and a constructor that registers it (the
+// runtime then turns the jump into the direct one).
+#[cfg(all(sk_patched, target_arch = "x86_64", target_os = "linux"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_call_desc {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr) => {
+        #[used]
+        static DESC: $crate::__private::RawCall = $crate::__private::RawCall::new(
+            $init as fn($($arg),*) $(-> $ret)? as *const () as *mut ::core::ffi::c_void,
+            concat!(stringify!($name), "\0").as_ptr().cast(),
+            Some(TRAMP),
+        );
+        unsafe extern "C" {
+            #[link_name = $crate::__static_call_symbol!($name)]
+            fn tramp_addr();
+        }
+        const TRAMP: unsafe extern "C" fn() = tramp_addr;
+        $crate::__private::global_asm!(
+            concat!(
+                ".pushsection .text.sk_static_call,\"ax\",@progbits\n",
+                ".balign 16\n",
+                ".globl \"", $crate::__static_call_symbol!($name), "\"\n",
+                ".hidden \"", $crate::__static_call_symbol!($name), "\"\n",
+                ".type \"", $crate::__static_call_symbol!($name), "\",@function\n",
+                "\"", $crate::__static_call_symbol!($name), "\":\n",
+                ".byte 0xe9\n.long 3\n",
+                ".byte 0x31, 0xc0, 0xc3\n",
+                ".byte 0xff, 0x25\n.long {desc} - (. + 4)\n",
+                ".byte 0x53, 0x43\n",
+                ".size \"", $crate::__static_call_symbol!($name), "\", 16\n",
+                ".popsection",
+            ),
+            desc = sym DESC,
+        );
+        extern "C" fn register() {
+            DESC.register();
+        }
+        #[used]
+        #[unsafe(link_section = ".init_array.00101")]
+        static REGISTER: extern "C" fn() = register;
+        #[inline(always)]
+        fn desc() -> &'static $crate::__private::RawCall {
+            &DESC
+        }
+    };
+}
+
+#[cfg(all(sk_patched, target_arch = "x86_64", target_os = "linux"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_call_body {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, ($($a:ident),*)) => {{
+        unsafe extern "Rust" {
+            #[link_name = $crate::__static_call_symbol!($name)]
+            fn tramp($($p: $arg),*) $(-> $ret)?;
+        }
+        // Make sure the descriptor, trampoline and constructor exist.
+        let _ = desc as fn() -> _;
+        // The trampoline jumps to a function of this very signature.
+        unsafe { tramp($($a),*) }
+    }};
+}
+
+// Elsewhere: the descriptor alone; the call loads its target.  It is
+// registered at its first update (the runtime sees it then).
+#[cfg(not(all(sk_patched, target_arch = "x86_64", target_os = "linux")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_call_desc {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr) => {
+        static DESC: $crate::__private::RawCall = $crate::__private::RawCall::new(
+            $init as fn($($arg),*) $(-> $ret)? as *const () as *mut ::core::ffi::c_void,
+            concat!(stringify!($name), "\0").as_ptr().cast(),
+            None,
+        );
+        #[inline(always)]
+        fn desc() -> &'static $crate::__private::RawCall {
+            &DESC
+        }
+    };
+}
+
+#[cfg(not(all(sk_patched, target_arch = "x86_64", target_os = "linux")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_call_body {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, ($($a:ident),*)) => {{
+        let p = desc().load();
+        let f = unsafe {
+            ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*) $(-> $ret)?>(p)
+        };
+        f($($a),*)
+    }};
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! Static calls from Rust: the definition's target, updates (only to a
+//! function of the declared type: see the compile_fail doc test of
+//! `define_static_call!`), queries, and threads calling through the static
+//! call while the main thread re-points it among three functions: every
+//! call lands in one of them, and every call made wholly after an update
+//! returned lands in the new target.
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use statickeys::{define_static_call, static_call};
+
+fn one(x: u64) -> u64 {
+    x + 1
+}
+fn two(x: u64) -> u64 {
+    x + 2
+}
+fn three(x: u64) -> u64 {
+    x + 3
+}
+
+define_static_call!(ROUTE: fn(x: u64) -> u64 = one);
+define_static_call!(pub(crate) SCALE: fn(x: u64, by: u64) -> u64 = mul);
+
+fn mul(x: u64, by: u64) -> u64 {
+    x * by
+}
+fn add(x: u64, by: u64) -> u64 {
+    x + by
+}
+
+#[test]
+fn definition_update_query() {
+    assert_eq!(static_call!(SCALE)(6, 7), 42);
+    assert!(std::ptr::fn_addr_eq(SCALE::query(), mul as fn(u64, u64) -> u64));
+    SCALE::update(add).unwrap();
+    assert_eq!(static_call!(SCALE)(6, 7), 13);
+    assert_eq!(SCALE::call(1, 1), 2);
+    assert!(std::ptr::fn_addr_eq(SCALE::query(), add as fn(u64, u64) -> u64));
+    SCALE::update(mul).unwrap();
+    assert_eq!(static_call!(SCALE)(6, 7), 42);
+}
+
+#[test]
+fn threads_while_updated() {
+    let targets: [fn(u64) -> u64; 3] = [one, two, three];
+    // Even: target (generation / 2) % 3 is in place; odd: an update runs.
+    let generation = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut handles = Vec::new();
+    for _ in 0..2 {
+        let (g, s) = (generation.clone(), stop.clone());
+        handles.push(thread::spawn(move || {
+            let (mut checked, mut wrong, mut stray) = (0u64, 0u64, 0u64);
+            while !s.load(Ordering::Acquire) {
+                let g1 = g.load(Ordering::Acquire);
+                let v = static_call!(ROUTE)(100) - 100;
+                let g2 = g.load(Ordering::Acquire);
+                if !(1..=3).contains(&v) {
+                    stray += 1;
+                }
+                if g1 == g2 && g1 % 2 == 0 {
+                    checked += 1;
+                    if v != (g1 / 2) % 3 + 1 {
+                        wrong += 1;
+                    }
+                }
+            }
+            (checked, wrong, stray)
+        }));
+    }
+    let end = Instant::now() + Duration::from_millis(1500);
+    let mut g = 0u64;
+    let mut updates = 0u64;
+    while Instant::now() < end {
+        generation.store(g + 1, Ordering::Release);
+        ROUTE::update(targets[((g / 2 + 1) % 3) as usize]).unwrap();
+        g += 2;
+        generation.store(g, Ordering::Release);
+        updates += 1;
+        for _ in 0..20000 {
+            std::hint::spin_loop();
+        }
+    }
+    stop.store(true, Ordering::Release);
+    let (mut checked, mut wrong, mut stray) = (0, 0, 0);
+    for h in handles {
+        let (c, w, s) = h.join().unwrap();
+        checked += c;
+        wrong += w;
+        stray += s;
+    }
+    println!("{updates} updates, {checked} calls checked after an update returned");
+    assert_eq!(stray, 0, "calls landed outside the three targets");
+    assert_eq!(wrong, 0, "calls after an update returned took an old target");
+    assert!(updates > 20 && checked > 1000, "too little happened");
+}

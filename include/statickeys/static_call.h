@@ -12,7 +12,7 @@
  *	sk_static_call(log_line)("hello");         // a direct call
  *	sk_static_call_update(log_line, log_json); // every later call: log_json
  *
- * x86-64 (ELF): the call site is a direct `call` to the static call's
+ * x86-64 Linux: the call site is a direct `call` to the static call's
  * trampoline, 16 bytes of code that are one `jmp rel32` to the target: no
  * data load, no indirect branch.  An update rewrites that jump with the int3
  * protocol of a key flip (3 core syncs, shared with keys in sk_commit_calls),
@@ -100,11 +100,12 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 }
 #endif
 
-/* Trampolines where key sites are patched on x86-64 ELF (the condition of
- * statickeys/branch.h); SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer
- * form anyway (a comparison in the benchmarks). */
+/* Trampolines where the runtime patches them: x86-64 Linux, unless the
+ * portable backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
+ * SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer form anyway. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__ELF__) &&          \
-	!defined(SK_NO_ASM_GOTO) && !defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #else
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 0

@@ -9,9 +9,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <statickeys.h>
 
@@ -181,6 +183,34 @@ static void commit(void)
 	CHECK(!feature_on(), "key off");
 }
 
+/* Another tool's int3 over the trampoline's jump (a debugger's breakpoint,
+ * written as one would: through /proc/self/mem): the update is refused,
+ * -EILSEQ, and nothing is written; once the byte is back, it updates. */
+static void foreign_breakpoint(void)
+{
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	unsigned char *t = (unsigned char *)&sk__sct_adder, was = t[0];
+	unsigned char int3 = 0xcc;
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		printf("foreign_breakpoint: not run (no /proc/self/mem)\n");
+		return;
+	}
+	CHECK(pwrite(fd, &int3, 1, (off_t)(uintptr_t)t) == 1, "int3 written");
+	CHECK(sk_static_call_update(adder, add1) == -EILSEQ,
+	      "an update over another tool's int3 is refused");
+	CHECK(t[0] == 0xcc, "the breakpoint is left as it is");
+	CHECK(pwrite(fd, &was, 1, (off_t)(uintptr_t)t) == 1, "int3 removed");
+	close(fd);
+	CHECK(sk_static_call_update(adder, add1) == 0, "then it updates");
+	CHECK(call_adder(1) == 2, "add1: %d", call_adder(1));
+	CHECK(sk_static_call_update(adder, add3) == 0, "back to add3");
+#else
+	printf("foreign_breakpoint: not run (no trampolines in this build)\n");
+#endif
+}
+
 static void misuse(void)
 {
 	struct sk_static_call_key bogus;
@@ -200,6 +230,7 @@ int main(int argc, char **argv)
 	static const struct check_case cases[] = {
 		{ "definitions", definitions }, { "updates", updates },
 		{ "far_target", far_target },   { "commit", commit },
+		{ "foreign_breakpoint", foreign_breakpoint },
 		{ "misuse", misuse },
 	};
 	return check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,

@@ -12,7 +12,7 @@
  *	sk_static_call(log_line)("hello");         // a direct call
  *	sk_static_call_update(log_line, log_json); // every later call: log_json
  *
- * x86-64 Linux: the call site is a direct `call` to the static call's
+ * x86-64 Linux and Windows: the call site is a direct `call` to the static call's
  * trampoline, 16 bytes of code that are one `jmp rel32` to the target: no
  * data load, no indirect branch.  An update rewrites that jump with the int3
  * protocol of a key flip (3 core syncs, shared with keys in sk_commit_calls),
@@ -107,6 +107,12 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#define SK__SC_ELF 1
+#elif defined(_WIN32) && defined(__x86_64__) && defined(__GNUC__) &&        \
+	!defined(__clang__) && defined(__SEH__) && !defined(SK_NO_ASM_GOTO) && \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+/* Windows x86-64 (mingw-w64 GCC, where key sites are patched too). */
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #else
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 0
 #endif
@@ -146,22 +152,40 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  * it is a direct call, not one through the PLT; another object's calls go
  * through its PLT (as the kernel's modules call exported trampolines).
  */
+#ifdef SK__SC_ELF
+#define SK__SC_ALIAS_ATTR visibility("hidden"),
+#define SK__SC_TEXT ".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"
+#define SK__SC_SYMBOL(name)                                                  \
+	".protected sk__sct_" #name "\n\t"                                    \
+	".type sk__sct_" #name ",@function\n"
+#define SK__SC_SIZE(name) ".size sk__sct_" #name ", 16\n\t"
+#define SK__SC_POP ".popsection"
+#else /* PE: no visibility (nothing is preempted), COFF's own symbol type */
+#define SK__SC_ALIAS_ATTR
+/* COFF has no section stack: the trampoline's section, then back to .text
+ * (GCC does not rely on the section a file-scope asm leaves: it names the
+ * section of each function and variable it emits after one). */
+#define SK__SC_TEXT ".section .text$sk_static_call,\"xr\"\n\t"
+#define SK__SC_SYMBOL(name)                                                  \
+	".def sk__sct_" #name "; .scl 2; .type 32; .endef\n"
+#define SK__SC_SIZE(name)
+#define SK__SC_POP ".text"
+#endif
 #define SK__SC_DEFINE_TRAMP(name)                                            \
 	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
+		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
 			       used));                                         \
-	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+	__asm__(SK__SC_TEXT                                                  \
 		".balign 16\n\t"                                              \
 		".globl sk__sct_" #name "\n\t"                                \
-		".protected sk__sct_" #name "\n\t"                            \
-		".type sk__sct_" #name ",@function\n"                         \
+		SK__SC_SYMBOL(name)                                          \
 		"sk__sct_" #name ":\n\t"                                      \
 		".byte 0xe9\n\t.long 3\n\t"                                   \
 		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
 		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \
 		".byte 0x53, 0x43\n\t"                                        \
-		".size sk__sct_" #name ", 16\n\t"                             \
-		".popsection")
+		SK__SC_SIZE(name)                                            \
+		SK__SC_POP)
 #define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
 #else
 #define SK__SC_DEFINE_TRAMP(name)                                            \

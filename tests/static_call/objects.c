@@ -7,13 +7,16 @@
  * goes back to its defined target first, and the plugin is really gone); a
  * plugin that does not register is pinned by the update (dlclose leaves it
  * mapped); and dlopen/dlclose churn while a thread calls through it, which
- * must never crash or land anywhere but the targets.
+ * must never crash or land anywhere but the targets (the thread is parked
+ * outside the plugin while it unloads: one still inside the old target is
+ * the caller's business, docs/static-calls.md).
  *
  *   objects PLUGIN_THAT_REGISTERS PLAIN_PLUGIN
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include "objects_lib.h"
 
@@ -27,13 +30,25 @@ static int exe_op(int x)
 static int stop;
 static unsigned long long calls, stray;
 
+/* A thread still running the old target when an update returns goes on
+ * running it (the caller's business, as in the kernel): before it unloads
+ * the plugin, the main thread parks the caller outside any target, as a
+ * program would wait for its users (RCU, a reference count). */
+static int park, parked;
+
 static void *caller(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&park, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&parked, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&park, __ATOMIC_ACQUIRE))
+				sched_yield();
+			__atomic_store_n(&parked, 0, __ATOMIC_RELEASE);
+		}
 		int v = sk_static_call(shared_op)(1);
 		int w = lib_call(1);
-		calls += 2;
+		__atomic_fetch_add(&calls, 2, __ATOMIC_RELAXED);
 		if ((v != 1001 && v != 501 && v != 2001) ||
 		    (w != 1001 && w != 501 && w != 2001))
 			stray++;
@@ -97,7 +112,16 @@ int main(int argc, char **argv)
 			break;
 		churn_ok += sk_static_call_update(shared_op, op) == 0 &&
 			    lib_call(1) == 501;
+		/* The caller runs through the plugin for a while, then is
+		 * parked while it unloads (which re-points the call). */
+		unsigned long long seen = calls;
+		while (__atomic_load_n(&calls, __ATOMIC_RELAXED) < seen + 64)
+			sched_yield();
+		__atomic_store_n(&park, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&parked, __ATOMIC_ACQUIRE))
+			sched_yield();
 		dlclose(h);
+		__atomic_store_n(&park, 0, __ATOMIC_RELEASE);
 		churn_ok += sk_static_call(shared_op)(1) == 1001;
 		if (i % 50 == 49)
 			CHECK(sk_static_call_update(shared_op, exe_op) == 0,

@@ -38,6 +38,10 @@
 # "sk_sites" sections of the loaded objects (_sites_in_sections), so this
 # works before `run` and for objects the runtime has not registered yet.
 #
+# Static calls' trampolines (statickeys/static_call.h) are known by their
+# shape: their int3s are let through like a site's, and a breakpoint on one
+# is moved to where its jump leads now (it does not follow later updates).
+#
 # Whether the script is loaded: it sets sk__debugger_script in the runtime;
 # under a tracer without it, the runtime says on stderr how to load it.
 import re
@@ -94,6 +98,38 @@ def _is_site(addr):
     except (gdb.MemoryError, gdb.error):
         pass
     return False
+
+
+def _trampoline(addr):
+    """The 16 bytes of a static call's trampoline at addr (statickeys/
+    static_call.h: a 5-byte jump the library rewrites, then xor eax,eax;
+    ret; jmp *slot(%rip); "SC"), or None: known by its shape, as the
+    library's trap handler knows it."""
+    if addr % 16:
+        return None
+    try:
+        t = bytes(gdb.selected_inferior().read_memory(addr, 16))
+    except (gdb.MemoryError, gdb.error):
+        return None
+    if t[5:10] != b"\x31\xc0\xc3\xff\x25" or t[14:16] != b"SC":
+        return None
+    return t
+
+
+def _trampoline_target(addr):
+    """Where the trampoline at addr leads now: its jump's destination, or
+    for the far form (the jump to its own slot reader, as before the
+    library has seen it) the function in the slot.  None if not one."""
+    t = _trampoline(addr)
+    if t is None or t[0] != 0xE9:
+        return None
+    dest = addr + 5 + struct.unpack("<i", t[1:5])[0]
+    if dest == addr + 8:
+        try:
+            return _u64(addr + 14 + struct.unpack("<i", t[10:14])[0])
+        except (gdb.MemoryError, gdb.error):
+            return None
+    return dest
 
 
 _SITE_ENTRY = struct.Struct("<iiiI")  # code, target, key, flags (arch/x86_64.h)
@@ -171,7 +207,7 @@ true to stop, false for a trap of a statickeys site (retried silently)."""
             return True  # kill(), raise(), sigqueue(): show it
         if code != _SI_KERNEL:
             return False  # single-step, hardware breakpoint: gdb's
-        if _is_site(pc):
+        if _is_site(pc) or _trampoline(pc) is not None:
             self.retried += 1
             return False
         try:
@@ -244,11 +280,14 @@ if _state is None:
         except (AttributeError, RuntimeError, gdb.error):
             return
         sites = _sites_in_sections()
-        if not any(a in sites for a in locations):
+        tramps = {a: _trampoline_target(a) for a in locations
+                  if a not in sites}
+        tramps = {a: d for a, d in tramps.items() if d is not None}
+        if not any(a in sites for a in locations) and not tramps:
             return
         places = []
         for a in locations:
-            for d in _destinations(a, sites):
+            for d in [tramps[a]] if a in tramps else _destinations(a, sites):
                 if d not in places:
                     places.append(d)
         # Disabling the location is not enough: gdb marks a location
@@ -267,6 +306,14 @@ if _state is None:
         if old["temporary"]:
             for nb, _ in made:
                 _state["siblings"][nb.number] = [m.number for m, _ in made]
+        if tramps:
+            print("statickeys: breakpoint %d was on a static call's "
+                  "trampoline, whose jump the library rewrites at each "
+                  "update; moved to where it leads now (set it again after "
+                  "an update): %s" % (old["number"], ", ".join(
+                      "breakpoint %d at %s" % (nb.number, name)
+                      for nb, name in made)))
+            return
         print("statickeys: breakpoint %d was on a statickeys site, which the "
               "library rewrites while keys change; moved to where the site "
               "leads: %s" % (old["number"], ", ".join(
@@ -302,7 +349,9 @@ if _state is None:
         sites = _sites_in_sections()
         for bp in list(gdb.breakpoints()):
             try:
-                if any(loc.address in sites for loc in bp.locations):
+                if any(loc.address in sites or
+                       _trampoline_target(loc.address) is not None
+                       for loc in bp.locations):
                     _move_later(bp)
             except (AttributeError, RuntimeError, gdb.error):
                 pass

@@ -275,11 +275,12 @@ int sk__lock(void)
 		 * thread's own update: it cannot finish before we return. */
 		static int said; /* a word: riscv64 has no byte exchange */
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-			sk__warn("a key update was refused (EDEADLK): it was "
-				 "called from a signal handler that interrupted "
-				 "this thread's own key update, which cannot go "
-				 "on until the handler returns; updates from "
-				 "handlers that interrupt anything else work");
+			sk__warn("an update (of keys or static calls) was "
+				 "refused (EDEADLK): it was called from a signal "
+				 "handler that interrupted this thread's own "
+				 "update, which cannot go on until the handler "
+				 "returns; updates from handlers that interrupt "
+				 "anything else work");
 		return -EDEADLK;
 	}
 	sk__arch_before_lock();

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * sc_flipper.c - a program that re-points a static call while threads call
+ * through it, for gdb (gdb_static_call_test.sh).
+ *
+ *	sc_flipper [UPDATES]
+ *
+ * Two threads call route() through the static call in a loop; the main
+ * thread re-points it between two targets UPDATES times (default 2000),
+ * then prints "N updates, M wrong" and exits 0 if every call returned one
+ * of the two targets' values.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <statickeys.h>
+
+__attribute__((noinline)) int target_one(int x);
+__attribute__((noinline)) int target_two(int x);
+int target_one(int x) { return x + 1; }
+int target_two(int x) { return x + 2; }
+SK_DEFINE_STATIC_CALL(route, target_one);
+
+static int stop;
+static unsigned long long calls, wrong;
+
+static void *caller(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		int v = sk_static_call(route)(10);
+		__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
+		if (v != 11 && v != 12)
+			__atomic_fetch_add(&wrong, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int updates = argc > 1 ? atoi(argv[1]) : 2000, errors = 0;
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, caller, NULL);
+	for (int i = 0; i < updates; i++) {
+		errors += sk_static_call_update(route, i % 2 ? target_one
+							     : target_two) != 0;
+		for (volatile int spin = 0; spin < 2000; spin++)
+			;
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("%d updates, %d refused, %llu calls, %llu wrong\n", updates,
+	       errors, calls, wrong);
+	return errors || wrong ? 1 : 0;
+}

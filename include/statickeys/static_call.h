@@ -108,6 +108,11 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #define SK__SC_ELF 1
+#elif defined(__GNUC__) && defined(__aarch64__) && defined(__ELF__) &&     \
+	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#define SK__SC_AARCH64 1
 #elif defined(_WIN32) && defined(__x86_64__) && defined(__GNUC__) &&        \
 	!defined(__clang__) && defined(__SEH__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -138,9 +143,44 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name);           \
 	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
 
-#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)
 /*
- * The trampoline, 16 bytes at a 16-byte boundary:
+ * aarch64: 32 bytes at a 32-byte boundary.
+ *   +0   b <dest>                 the only word an update rewrites (one
+ *                                 aligned store: B may replace B while
+ *                                 other threads run it)
+ *   +4   movz x0, #0              RET0 lands here
+ *   +8   ret                      NULL lands here
+ *   +12  adrp x16, descriptor     the far form (beyond B's +-128 MiB, and
+ *   +16  ldr x16, [x16, :lo12:]   before the runtime has seen it): a
+ *   +20  br x16                   branch through the descriptor's target
+ *   +24  'S' 'C' 0 0, 0           signature, never executed
+ * Protected, as on x86-64: calls from the defining object are direct.
+ */
+#define SK__SC_DEFINE_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
+		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
+			       used));                                         \
+	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+		".balign 32\n\t"                                              \
+		".globl sk__sct_" #name "\n\t"                                \
+		".protected sk__sct_" #name "\n\t"                            \
+		".type sk__sct_" #name ",%function\n"                         \
+		"sk__sct_" #name ":\n\t"                                      \
+		".inst 0x14000003\n\t"                                        \
+		".inst 0xd2800000\n\t"                                        \
+		".inst 0xd65f03c0\n\t"                                        \
+		"adrp x16, sk__scl_" #name "\n\t"                             \
+		"ldr x16, [x16, #:lo12:sk__scl_" #name "]\n\t"                \
+		"br x16\n\t"                                                   \
+		".byte 0x53, 0x43, 0, 0\n\t"                                  \
+		".word 0\n\t"                                                  \
+		".size sk__sct_" #name ", 32\n\t"                             \
+		".popsection")
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES
+/*
+ * x86-64: the trampoline, 16 bytes at a 16-byte boundary:
  *   +0   e9 rel32        the jump that updates rewrite (the only bytes)
  *   +5   31 c0           xor eax, eax   (RET0 lands here: returns 0)
  *   +7   c3              ret            (NULL lands here: returns)

@@ -125,7 +125,10 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 		describe_refusal(c, (const unsigned char *)c->tramp);
 		return -EILSEQ;
 	}
-	sk__arch_call_encode(c->tramp, func, is_ret0(func), next);
+	/* A PE import thunk (or a bound PLT entry): jump where it leads, and
+	 * know sk_static_call_return0 through another object's thunk. */
+	const void *to = func ? sk__arch_call_follow(func) : NULL;
+	sk__arch_call_encode(c->tramp, to, is_ret0(func) || is_ret0(to), next);
 	if (memcmp(next, c->insn, size) == 0)
 		return 0;
 	struct sk__patch *p = &out->patch;

@@ -47,17 +47,35 @@ __attribute__((noinline)) static bool feature_on(void)
 	return sk_branch_unlikely(&feature);
 }
 
-/* The trampoline's jump leads to @to (x86-64 trampolines only). */
+/* Where the trampoline's own "return 0" and far form are, and whether its
+ * jump leads to @to (statickeys/static_call.h: x86-64 and aarch64). */
+#if defined(__aarch64__)
+#define TRAMP_RET0 4
+#define TRAMP_FAR 12
+#else
+#define TRAMP_RET0 5
+#define TRAMP_FAR 8
+#endif
 __attribute__((unused))
 static bool tramp_jumps_to(const void *tramp, const void *to)
 {
 	const unsigned char *t = tramp;
+#if defined(__aarch64__)
+	uint32_t b;
+
+	memcpy(&b, t, 4);
+	if ((b & 0xfc000000u) != 0x14000000u)
+		return false;
+	int32_t words = (int32_t)(b << 6) >> 6;
+	return (uintptr_t)t + (intptr_t)words * 4 == (uintptr_t)to;
+#else
 	int32_t rel;
 
 	if (t[0] != 0xe9)
 		return false;
 	memcpy(&rel, t + 1, 4);
 	return (uintptr_t)t + 5 + (intptr_t)rel == (uintptr_t)to;
+#endif
 }
 
 static void definitions(void)
@@ -105,24 +123,30 @@ static void updates(void)
 	CHECK(sk_static_call(answer)() == 0, "0 again");
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_answer,
-			     (const unsigned char *)&sk__sct_answer + 5),
-	      "RET0: the trampoline's own xor eax, eax; ret");
+			     (const unsigned char *)&sk__sct_answer + TRAMP_RET0),
+	      "RET0: the trampoline's own return of 0");
 #endif
 	CHECK(sk_static_call_update(adder, add1) == 0, "back");
 }
 
-/* A target more than 2 GiB from the trampoline: x86-64 code copied to a
- * page mapped far away (mov eax, 77; ret). */
+/* A target beyond the trampoline's jump (x86-64: 2 GiB; aarch64: 128 MiB):
+ * code copied to a page mapped 8-64 GiB away (return 77). */
 static void far_target(void)
 {
-#ifndef __linux__
-	printf("far target: not run (Linux only: mmap at a chosen address)\n");
+#if !defined(__linux__) || !(defined(__x86_64__) || defined(__aarch64__))
+	printf("far target: not run (x86-64 and aarch64 Linux only: code "
+	       "copied to a page mmap'd at a chosen address)\n");
 #else
+#if defined(__x86_64__)
 	static const unsigned char code[] = { 0xb8, 77, 0, 0, 0, 0xc3 };
+#else /* mov w0, #77; ret */
+	static const unsigned char code[] = { 0xa0, 0x09, 0x80, 0x52,
+					      0xc0, 0x03, 0x5f, 0xd6 };
+#endif
 	uintptr_t near = (uintptr_t)&call_adder;
 	void *far = MAP_FAILED;
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
 					      far == MAP_FAILED;
 	     d += (uintptr_t)4 << 30) {
@@ -144,7 +168,7 @@ static void far_target(void)
 	CHECK(call_adder(1) == 77, "far target reached: %d", call_adder(1));
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_adder,
-			     (const unsigned char *)&sk__sct_adder + 8),
+			     (const unsigned char *)&sk__sct_adder + TRAMP_FAR),
 	      "the far form: the trampoline's jump through its slot");
 #endif
 	CHECK(sk_static_call_update(adder, add2) == 0, "near again");

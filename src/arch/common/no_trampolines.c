@@ -23,3 +23,8 @@ void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 	(void)ret0;
 	(void)out;
 }
+
+const void *sk__arch_call_follow(const void *func)
+{
+	return func;
+}

@@ -67,3 +67,25 @@ void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 		to = tramp + 8; /* beyond rel32: the far form */
 	sk__arch_encode(tramp, to, true, out);
 }
+
+const void *sk__arch_call_follow(const void *func)
+{
+#ifdef __i386__
+	return func;
+#else
+	const unsigned char *f = func;
+	int32_t rel;
+
+	/* jmp *rel32(%rip): 6 bytes; the pointer it reads holds the target.
+	 * An ELF PLT entry whose symbol is not bound yet points back into
+	 * itself (the push after the jump): not followed. */
+	if (!f || f[0] != 0xff || f[1] != 0x25)
+		return func;
+	memcpy(&rel, f + 2, sizeof(rel));
+	const void *to = *(const void *const *)(f + 6 + (intptr_t)rel);
+	if ((const unsigned char *)to >= f &&
+	    (const unsigned char *)to < f + 16)
+		return func;
+	return to ? to : func;
+#endif
+}

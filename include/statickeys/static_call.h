@@ -108,6 +108,11 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #define SK__SC_ELF 1
+#elif defined(__GNUC__) && defined(__i386__) && defined(__ELF__) &&        \
+	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#define SK__SC_I386 1
 #elif defined(__GNUC__) && defined(__aarch64__) && defined(__ELF__) &&     \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -143,7 +148,40 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name);           \
 	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
 
-#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_I386)
+/*
+ * i686: 32 bytes at a 32-byte boundary.  rel32 reaches every address, so
+ * the far form only serves calls before the runtime has seen the static
+ * call; with no pc-relative load on i686 it finds its descriptor with a
+ * call to the next instruction, and uses eax, which no cdecl argument
+ * travels in (a -mregparm function should not be a static call's type).
+ *   +0   e9 rel32                 the only bytes an update rewrites
+ *   +5   31 c0 / +7 c3            RET0 / NULL, as on x86-64
+ *   +8   call +0; pop eax;        the far form
+ *        jmp *(desc - .)(%eax)
+ *   +20  'S' 'C'                  signature, never executed
+ */
+#define SK__SC_DEFINE_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
+		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
+			       used));                                         \
+	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+		".balign 32\n\t"                                              \
+		".globl sk__sct_" #name "\n\t"                                \
+		".protected sk__sct_" #name "\n\t"                            \
+		".type sk__sct_" #name ",@function\n"                         \
+		"sk__sct_" #name ":\n\t"                                      \
+		".byte 0xe9\n\t.long 3\n\t"                                   \
+		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
+		".byte 0xe8\n\t.long 0\n"                                      \
+		"1:\n\t"                                                       \
+		".byte 0x58\n\t"                                              \
+		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " - 1b\n\t"       \
+		".byte 0x53, 0x43\n\t"                                        \
+		".size sk__sct_" #name ", 32\n\t"                             \
+		".popsection")
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)
 /*
  * aarch64: 32 bytes at a 32-byte boundary.
  *   +0   b <dest>                 the only word an update rewrites (one

@@ -133,6 +133,10 @@ void **sk__arch_call_slot(uintptr_t tramp);
  * @ret0: to its "return 0".  Writes sk__arch_site_size bytes to @out. */
 void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 			  unsigned char *out);
+/* sk__arch_call_far - where the trampoline's far form starts, from its
+ * first byte (the jump that leads there first reads the slot, which must
+ * then hold the target already); 0 where there are no trampolines. */
+extern const unsigned sk__arch_call_far;
 /* sk__arch_call_follow - where a call to @func really goes when @func is
  * only a jump through a pointer (x86-64: a PE import thunk, a resolved
  * ELF PLT entry, "jmp *ptr(%rip)"): the trampoline jumps there directly.

@@ -145,7 +145,8 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 /* The far form's slot: where the new jump leads there, before the batch. */
 static bool to_far_form(const struct sk__call_change *ch)
 {
-	return ch->patching && ch->patch.dest == ch->call->tramp + 8;
+	return ch->patching &&
+	       ch->patch.dest == ch->call->tramp + sk__arch_call_far;
 }
 
 static void store_early(struct sk__call_change *v, size_t n)

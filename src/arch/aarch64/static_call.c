@@ -24,6 +24,8 @@
 #include "arch/backend.h"
 
 #define TRAMP_ALIGN 32u
+#define TRAMP_FAR 12
+const unsigned sk__arch_call_far = TRAMP_FAR;
 
 static uint32_t word(const unsigned char *p)
 {
@@ -64,7 +66,7 @@ void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 	else if (!func)
 		to = tramp + 8;
 	else if (!sk__arch_reaches(tramp, to))
-		to = tramp + 12; /* beyond B: the far form */
+		to = tramp + TRAMP_FAR; /* beyond B: the far form */
 	sk__arch_encode(tramp, to, true, out);
 }
 const void *sk__arch_call_follow(const void *func)

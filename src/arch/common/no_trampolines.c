@@ -9,6 +9,8 @@
  */
 #include "arch/backend.h"
 
+const unsigned sk__arch_call_far = 0;
+
 void **sk__arch_call_slot(uintptr_t tramp)
 {
 	(void)tramp;

@@ -18,29 +18,53 @@
  * within +-2 GiB of the trampoline is jumped to directly (no load, no
  * indirect branch); one beyond, through the slot.
  *
- * i686 has no trampolines (its header emits the pointer form).
+ * i686 (this folder serves both x86 ABIs): the same jump and returns, and a
+ * far form of its own (below).
  */
 #include <string.h>
 
 #include "arch/backend.h"
 
-#define TRAMP_ALIGN 16u
+#ifdef __i386__
+/*
+ * i686: 32 bytes at a 32-byte boundary; rel32 reaches everything, so the
+ * far form (+8) only serves calls made before the runtime saw the call:
+ *   +8   e8 00000000  call +0      +13  58  pop eax
+ *   +14  ff a0 disp32 jmp *disp32(%eax)   (disp32: descriptor - (+13))
+ *   +20  53 43        "SC"
+ */
+#define TRAMP_ALIGN 32u
+#define TRAMP_FAR 8
+const unsigned sk__arch_call_far = TRAMP_FAR;
 
-#ifndef __i386__
+void **sk__arch_call_slot(uintptr_t tramp)
+{
+	const unsigned char *t = (const unsigned char *)tramp;
+	static const unsigned char shape[] = { 0x31, 0xc0, 0xc3, 0xe8, 0, 0,
+					       0,    0,    0x58, 0xff, 0xa0 };
+	int32_t disp;
+
+	if (!tramp || tramp % TRAMP_ALIGN ||
+	    memcmp(t + 5, shape, sizeof(shape)) != 0 || t[20] != 'S' ||
+	    t[21] != 'C')
+		return NULL;
+	memcpy(&disp, t + 16, sizeof(disp));
+	return (void **)(tramp + 13 + (intptr_t)disp);
+}
+#else
+#define TRAMP_ALIGN 16u
+#define TRAMP_FAR 8
+const unsigned sk__arch_call_far = TRAMP_FAR;
+
 /* The bytes after the jump, with the far form's displacement left out. */
 static bool tail_is_ours(const unsigned char *t)
 {
 	return t[5] == 0x31 && t[6] == 0xc0 && t[7] == 0xc3 && t[8] == 0xff &&
 	       t[9] == 0x25 && t[14] == 'S' && t[15] == 'C';
 }
-#endif
 
 void **sk__arch_call_slot(uintptr_t tramp)
 {
-#ifdef __i386__
-	(void)tramp;
-	return NULL;
-#else
 	const unsigned char *t = (const unsigned char *)tramp;
 	int32_t rel;
 
@@ -50,8 +74,8 @@ void **sk__arch_call_slot(uintptr_t tramp)
 		return NULL;
 	memcpy(&rel, t + 10, sizeof(rel));
 	return (void **)(tramp + 14 + (intptr_t)rel);
-#endif
 }
+#endif
 
 void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 			  unsigned char *out)
@@ -64,7 +88,7 @@ void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 	else if (!func)
 		to = tramp + 7;
 	else if (dist != (intptr_t)(int32_t)dist)
-		to = tramp + 8; /* beyond rel32: the far form */
+		to = tramp + TRAMP_FAR; /* beyond rel32: the far form */
 	sk__arch_encode(tramp, to, true, out);
 }
 

@@ -87,3 +87,25 @@ run(pipe ${WORK_DIR}/pipe.json
   FIELDS pipe.0.ipc pipe.0.checks pipe.0.variant pipe.0.median_ms pipe.0.ratio_to_flag
          pipe.0.ratio_p25 pipe.0.ratio_p75
   COMMAND ${BENCH_DIR}/bench_pipe --messages 200 --runs 1)
+
+run(static_call ${WORK_DIR}/static_call.json
+  FIELDS static_call_update.update_floor.ratio
+         static_call_update.update_floor.update_median_us
+         static_call_update.batch.0.static_calls
+         static_call_update.batch.0.syncs_per_change
+  COMMAND ${BENCH_DIR}/bench_keys static_call --rounds 3 --commits 1)
+
+# Experiment 13a's call loops: each one runs, and its timed mode prints
+# one JSON line with ns_per_call.
+file(GLOB call_loops ${BENCH_DIR}/call_loop_*)
+foreach(prog IN LISTS call_loops)
+  get_filename_component(name ${prog} NAME)
+  execute_process(COMMAND ${emulator} ${prog} 1000 time
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  string(JSON ns ERROR_VARIABLE e GET "${out}" ns_per_call)
+  if(NOT rc EQUAL 0 OR e)
+    message(SEND_ERROR "${name}: exit ${rc}, ${e}\n${out}\n${err}")
+  else()
+    message(STATUS "${name}: ok")
+  endif()
+endforeach()

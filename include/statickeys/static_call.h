@@ -12,19 +12,21 @@
  *	sk_static_call(log_line)("hello");         // a direct call
  *	sk_static_call_update(log_line, log_json); // every later call: log_json
  *
- * x86-64 Linux and Windows: the call site is a direct `call` to the static call's
- * trampoline, 16 bytes of code that are one `jmp rel32` to the target: no
- * data load, no indirect branch.  An update rewrites that jump with the int3
- * protocol of a key flip (3 core syncs, shared with keys in sk_commit_calls),
- * so every call that starts after sk_static_call_update() returns, in any
- * thread, lands in the new target, and a thread that meets the trampoline
- * mid-update lands in the old target or the new one.  A target beyond the
- * jump's +-2 GiB is reached through a slot the trampoline reads (an indirect
- * jump: the far form, also what the trampoline does before the runtime has
- * seen it).  Everywhere else (the other architectures, Windows, macOS,
- * FreeBSD, the portable backend) the call loads the target from the static
- * call's descriptor and calls through it: the same API and guarantees, the
- * cost of a function pointer.
+ * Where the runtime patches code (x86-64 Linux and Windows, i686, aarch64
+ * and riscv64 Linux) the call site is a direct call to the static call's
+ * trampoline, a few bytes of code whose first instruction is a jump to the
+ * target: no data load, no indirect branch.  An update rewrites that jump
+ * with the protocol of a key flip (x86: int3, 3 core syncs; aarch64 and
+ * riscv64: one store), in one batch with keys in sk_commit_calls(), so every call that
+ * starts after sk_static_call_update() returns, in any thread, lands in the
+ * new target, and a thread that meets the trampoline mid-update lands in
+ * the old target or the new one.  A target beyond the jump's reach is
+ * reached through a slot the trampoline reads (an indirect jump: the far
+ * form, also what the trampoline does before the runtime has seen it).
+ * Everywhere else (macOS, FreeBSD, Windows with clang, the portable
+ * backend) the call loads the target from the static call's
+ * descriptor and calls through it: the same API and guarantees, the cost of
+ * a function pointer.
  *
  * A thread still running the old target when the update returns goes on
  * running it: as in the kernel, waiting for such threads is the caller's
@@ -56,7 +58,7 @@ struct sk_static_call_key {
 	void (*tramp)(void); /* the trampoline; NULL: calls load func */
 	unsigned magic;      /* SK__STATIC_CALL_MAGIC */
 	unsigned flags;      /* SK__STATIC_CALL_* */
-	void *runtime;       /* the runtime's record */
+	void *runtime;       /* reserved for the runtime */
 };
 
 #define SK__STATIC_CALL_MAGIC 0x5c5ca11u
@@ -118,6 +120,11 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #define SK__SC_AARCH64 1
+#elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64 &&       \
+	defined(__ELF__) && defined(__linux__) && !defined(SK_NO_ASM_GOTO) && \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#define SK__SC_RISCV64 1
 #elif defined(_WIN32) && defined(__x86_64__) && defined(__GNUC__) &&        \
 	!defined(__clang__) && defined(__SEH__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -179,6 +186,41 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " - 1b\n\t"       \
 		".byte 0x53, 0x43\n\t"                                        \
 		".size sk__sct_" #name ", 32\n\t"                             \
+		".popsection")
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_RISCV64)
+/*
+ * riscv64: 32 bytes at a 32-byte boundary, never compressed or relaxed.
+ *   +0   jal x0, <dest>           the only word an update rewrites (one
+ *                                 aligned store, as a key's site)
+ *   +4   addi a0, x0, 0           RET0 lands here
+ *   +8   jalr x0, 0(ra)           NULL lands here
+ *   +12  auipc t1 / ld t1 / jr t1 the far form: beyond JAL's +-1 MiB, and
+ *                                 before the runtime has seen the call
+ *   +24  'S' 'C' 0 0, 0           signature, never executed
+ */
+#define SK__SC_DEFINE_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
+		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
+			       used));                                         \
+	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+		".option push\n\t.option norvc\n\t.option norelax\n\t"       \
+		".balign 32\n\t"                                              \
+		".globl sk__sct_" #name "\n\t"                                \
+		".protected sk__sct_" #name "\n\t"                            \
+		".type sk__sct_" #name ",@function\n"                         \
+		"sk__sct_" #name ":\n\t"                                      \
+		".4byte 0x00c0006f\n\t"                                       \
+		".4byte 0x00000513\n\t"                                       \
+		".4byte 0x00008067\n"                                          \
+		"1:\n\t"                                                       \
+		"auipc t1, %pcrel_hi(sk__scl_" #name ")\n\t"                  \
+		"ld t1, %pcrel_lo(1b)(t1)\n\t"                                 \
+		"jr t1\n\t"                                                    \
+		".byte 0x53, 0x43, 0, 0\n\t"                                  \
+		".4byte 0\n\t"                                                 \
+		".size sk__sct_" #name ", 32\n\t"                             \
+		".option pop\n\t"                                              \
 		".popsection")
 #define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)

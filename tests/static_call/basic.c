@@ -49,7 +49,7 @@ __attribute__((noinline)) static bool feature_on(void)
 
 /* Where the trampoline's own "return 0" and far form are, and whether its
  * jump leads to @to (statickeys/static_call.h: x86-64 and aarch64). */
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__riscv)
 #define TRAMP_RET0 4
 #define TRAMP_FAR 12
 #else
@@ -68,6 +68,18 @@ static bool tramp_jumps_to(const void *tramp, const void *to)
 		return false;
 	int32_t words = (int32_t)(b << 6) >> 6;
 	return (uintptr_t)t + (intptr_t)words * 4 == (uintptr_t)to;
+#elif defined(__riscv)
+	uint32_t j; /* jal x0: imm[20|10:1|11|19:12] */
+
+	memcpy(&j, t, 4);
+	if ((j & 0xfffu) != 0x06fu)
+		return false;
+	int32_t imm = (int32_t)((((j >> 31) & 1u) << 20) |
+				(((j >> 21) & 0x3ffu) << 1) |
+				(((j >> 20) & 1u) << 11) |
+				(((j >> 12) & 0xffu) << 12));
+	imm = (imm << 11) >> 11; /* sign-extend 21 bits */
+	return (uintptr_t)t + (intptr_t)imm == (uintptr_t)to;
 #else
 	int32_t rel;
 
@@ -133,20 +145,24 @@ static void updates(void)
  * code copied to a page mapped 8-64 GiB away (return 77). */
 static void far_target(void)
 {
-#if !defined(__linux__) || !(defined(__x86_64__) || defined(__aarch64__))
-	printf("far target: not run (x86-64 and aarch64 Linux only: code "
-	       "copied to a page mmap'd at a chosen address)\n");
+#if !defined(__linux__) ||                                                   \
+	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv))
+	printf("far target: not run (x86-64, aarch64 and riscv64 Linux only: "
+	       "code copied to a page mmap'd at a chosen address)\n");
 #else
 #if defined(__x86_64__)
 	static const unsigned char code[] = { 0xb8, 77, 0, 0, 0, 0xc3 };
-#else /* mov w0, #77; ret */
+#elif defined(__aarch64__) /* mov w0, #77; ret */
 	static const unsigned char code[] = { 0xa0, 0x09, 0x80, 0x52,
 					      0xc0, 0x03, 0x5f, 0xd6 };
+#else /* addi a0, x0, 77; ret */
+	static const unsigned char code[] = { 0x13, 0x05, 0xd0, 0x04,
+					      0x67, 0x80, 0x00, 0x00 };
 #endif
 	uintptr_t near = (uintptr_t)&call_adder;
 	void *far = MAP_FAILED;
 
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv)
 	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
 					      far == MAP_FAILED;
 	     d += (uintptr_t)4 << 30) {

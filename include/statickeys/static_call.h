@@ -17,16 +17,16 @@
  * trampoline, a few bytes of code whose first instruction is a jump to the
  * target: no data load, no indirect branch.  An update rewrites that jump
  * with the protocol of a key flip (x86: int3, 3 core syncs; aarch64 and
- * riscv64: one store), in one batch with keys in sk_commit_calls(), so every call that
- * starts after sk_static_call_update() returns, in any thread, lands in the
- * new target, and a thread that meets the trampoline mid-update lands in
+ * riscv64: one store), in one batch with keys in sk_commit_calls(), so
+ * every call that starts after sk_static_call_update() returns, in any
+ * thread, lands in the new target, and a thread that meets the trampoline mid-update lands in
  * the old target or the new one.  A target beyond the jump's reach is
  * reached through a slot the trampoline reads (an indirect jump: the far
  * form, also what the trampoline does before the runtime has seen it).
  * Everywhere else (macOS, FreeBSD, Windows with clang, the portable
- * backend) the call loads the target from the static call's
- * descriptor and calls through it: the same API and guarantees, the cost of
- * a function pointer.
+ * backend) the call loads the target from the static call's descriptor and
+ * calls through it: the same API and guarantees, the cost of a function
+ * pointer.
  *
  * A thread still running the old target when the update returns goes on
  * running it: as in the kernel, waiting for such threads is the caller's

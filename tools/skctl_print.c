@@ -189,6 +189,14 @@ void print_log(const struct json *reply)
 
 	for (const struct json *e = v ? v->child : NULL; e; e = e->next) {
 		int err = (int)json_num(e, "errno", 0);
+		const char *call = json_str(e, "static_call", NULL);
+		if (call) { /* a static call switched between its targets */
+			printf("%s %s: static call %s %s: %s\n",
+			       json_str(e, "time", "?"), json_str(e, "source", "?"),
+			       call, json_str(e, "targets", "?"),
+			       err ? strerror(err) : "ok");
+			continue;
+		}
 		printf("%s %s: %s %.0f -> %.0f: %s\n", json_str(e, "time", "?"),
 		       json_str(e, "source", "?"), json_str(e, "key", "?"),
 		       json_num(e, "old", 0), json_num(e, "new", 0),

@@ -183,28 +183,25 @@ static void emit(const struct sk__audit_record *r)
 		return;
 	sk__audit_format_time(r->time_ns, when, sizeof(when));
 	const char *result = r->result ? strerror(-r->result) : "ok";
+	char change[200];
+	if (r->call)
+		snprintf(change, sizeof(change), "static call %s %s", r->key,
+			 r->targets);
+	else
+		snprintf(change, sizeof(change), "%s %d -> %d", r->key,
+			 r->old_on, r->new_on);
 	if (output == TO_SYSLOG) {
 		char line[512];
-		snprintf(line, sizeof(line),
-			 "statickeys audit: %s %s: %s %d -> %d: %s", when,
-			 r->source, r->key, r->old_on, r->new_on, result);
+		snprintf(line, sizeof(line), "statickeys audit: %s %s: %s: %s",
+			 when, r->source, change, result);
 		sk__os_syslog(line);
 	} else
-		fprintf(stderr, "statickeys: audit %s %s: %s %d -> %d: %s\n",
-			when, r->source, r->key, r->old_on, r->new_on, result);
+		fprintf(stderr, "statickeys: audit %s %s: %s: %s\n", when,
+			r->source, change, result);
 }
 
-static void record(const struct sk__audit_src *src, const struct sk_key *key,
-		   bool old_on, bool new_on, int result)
+static void ring_add(struct sk__audit_record r)
 {
-	struct sk__audit_record r = { .old_on = old_on, .new_on = new_on,
-				      .result = result };
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	r.time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	describe(src, r.source, sizeof(r.source));
-	snprintf(r.key, sizeof(r.key), "%s", key->name ? key->name : "?");
 	pthread_mutex_lock(&ring_mutex);
 	r.seq = ring_next++;
 	ring[r.seq % SK__AUDIT_RING] = r;
@@ -214,6 +211,39 @@ static void record(const struct sk__audit_src *src, const struct sk_key *key,
 	 * now, under the lock, rather than lose them. */
 	if (full)
 		sk__audit_flush();
+}
+
+static void stamp(struct sk__audit_record *r, const struct sk__audit_src *src)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	describe(src, r->source, sizeof(r->source));
+}
+
+static void record(const struct sk__audit_src *src, const struct sk_key *key,
+		   bool old_on, bool new_on, int result)
+{
+	struct sk__audit_record r = { .old_on = old_on, .new_on = new_on,
+				      .result = result };
+
+	stamp(&r, src);
+	snprintf(r.key, sizeof(r.key), "%s", key->name ? key->name : "?");
+	ring_add(r);
+}
+
+void sk__audit_call_locked(const struct sk__audit_src *src, const char *name,
+			   const char *old_label, const char *new_label,
+			   int result)
+{
+	struct sk__audit_record r = { .call = true, .result = result };
+
+	stamp(&r, src);
+	snprintf(r.key, sizeof(r.key), "%s", name);
+	snprintf(r.targets, sizeof(r.targets), "%.32s -> %.32s", old_label,
+		 new_label);
+	ring_add(r);
 }
 
 void sk__audit_flush(void)

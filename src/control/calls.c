@@ -4,7 +4,8 @@
  * each one with its current target (the function's symbol, and its label
  * when the program named it with SK_STATIC_CALL_TARGET) and the labels it
  * may be switched to; `call NAME=LABEL` switches it, only to a target the
- * program named for it.
+ * program named for it, and the audit records the switch (from which label
+ * to which, by whom).
  *
  * A target's symbol is read from its object's file (os/os.h,
  * sk__os_symbol_of), which needs the object's path and load address
@@ -174,12 +175,21 @@ static int switch_locked(const struct sk__arg *a, char *msg, size_t len)
 			 (int)a->len, a->name);
 		return r;
 	}
+	/* The label of the target it has now, for the audit. */
+	const char *was = "?";
+	void *now = __atomic_load_n(&k->func, __ATOMIC_RELAXED);
+	for (const struct sk_static_call_target *t = sk__calls_targets_locked();
+	     t; t = t->next)
+		if (t->call == k && t->func == now)
+			was = t->label;
 	for (const struct sk_static_call_target *t = sk__calls_targets_locked();
 	     t; t = t->next) {
 		if (t->call != k || strlen(t->label) != a->vlen ||
 		    memcmp(t->label, a->value, a->vlen) != 0)
 			continue;
 		r = sk__calls_update_locked(k, t->func);
+		sk__audit_call_locked(sk__audit_peer(), k->name, was, t->label,
+				      r);
 		if (r)
 			snprintf(msg, len, "update failed (%s); nothing "
 				 "changed", strerror(-r));
@@ -203,6 +213,7 @@ void sk__control_call_switch(struct sk__json *j, const struct sk__request *req)
 		r = switch_locked(a, msg, sizeof(msg));
 		sk__unlock();
 		sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+		sk__audit_flush();
 	} else {
 		snprintf(msg, sizeof(msg), "the patch lock could not be taken");
 	}

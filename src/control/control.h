@@ -99,13 +99,16 @@ struct sk__audit_src {
 	unsigned line;
 };
 
-/* sk__audit_record - one change as the ring keeps it. */
+/* sk__audit_record - one change as the ring keeps it: a key's state, or
+ * (call) a static call switched between labelled targets. */
 struct sk__audit_record {
 	uint64_t seq;
 	int64_t time_ns; /* CLOCK_REALTIME */
 	char source[200];
-	char key[128];
+	char key[128];   /* the key's name, or the static call's */
 	bool old_on, new_on;
+	bool call;       /* a static call: targets holds "OLD -> NEW" */
+	char targets[72];
 	int result; /* 0 or -errno of the commit */
 };
 
@@ -123,6 +126,13 @@ const struct sk__audit_src *sk__audit_peer(void);
  * per change (@nsrc == @n).  Return: as sk__commit_locked(). */
 int sk__audit_commit_locked(const struct sk_key_change *changes, size_t n,
 			    const struct sk__audit_src *src, size_t nsrc);
+
+/* sk__audit_call_locked - record a static call's switch from the target
+ * labelled @old_label (or "?": not one its program labelled) to @new_label,
+ * with its result (written out by the next sk__audit_flush()). */
+void sk__audit_call_locked(const struct sk__audit_src *src, const char *name,
+			   const char *old_label, const char *new_label,
+			   int result);
 
 /* sk__audit_flush - write out (stderr or syslog) the records not written
  * yet; called without the patch lock where possible. */

@@ -279,6 +279,14 @@ static void do_log(struct sk__json *j)
 				i ? "," : "", (unsigned long long)v[i].seq, when);
 		sk__json_raw(j, "\"source\":");
 		sk__json_str(j, v[i].source, strlen(v[i].source));
+		if (v[i].call) { /* a static call: its labelled targets */
+			sk__json_raw(j, ",\"static_call\":");
+			sk__json_str(j, v[i].key, strlen(v[i].key));
+			sk__json_raw(j, ",\"targets\":");
+			sk__json_str(j, v[i].targets, strlen(v[i].targets));
+			sk__json_printf(j, ",\"errno\":%d}", -v[i].result);
+			continue;
+		}
 		sk__json_raw(j, ",\"key\":");
 		sk__json_str(j, v[i].key, strlen(v[i].key));
 		sk__json_printf(j, ",\"old\":%d,\"new\":%d,\"errno\":%d}",

@@ -3,7 +3,8 @@
 # static_calls.sh SKDEMO SKCTL - static calls on the control socket: `skctl
 # calls` lists the demo's static call with its target's symbol, the label of
 # that target and the labels it may take; `skctl call NAME=LABEL` switches
-# it, and the demo's printed greeting follows; a label the program did not
+# it, and the demo's printed greeting follows, and `skctl log` has each
+# switch (from which label to which, by whom); a label the program did not
 # name, or a static call that does not exist, is refused (exit 1) and
 # changes nothing.  Waits are "until it shows, or give up after 60 s".
 set -u
@@ -50,4 +51,14 @@ sleep 0.3
 check "nothing changed: still French" wait_tick "$tmp/out" 'BONJOUR, LE MONDE$'
 check "call greeting_text=english" "$skctl" -s "$sock" call greeting_text=english
 check "demo greets in English again" wait_tick "$tmp/out" 'HELLO, WORLD$'
+log=$("$skctl" -s "$sock" log)
+echo "$log"
+check "the audit has the switch to French, by whom" \
+	grep -Eq 'uid [0-9]+.*: static call greeting_text english -> french: ok$' <<<"$log"
+check "and the switch back" grep -q 'static call greeting_text french -> english: ok$' <<<"$log"
+check "refusals change nothing and are not switches" \
+	bash -c "! grep -q 'klingon' <<<'$log'"
+json=$("$skctl" -s "$sock" --json log)
+check "log --json names the static call and its targets" \
+	grep -q '"static_call":"greeting_text","targets":"english -> french"' <<<"$json"
 summary

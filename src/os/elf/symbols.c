@@ -10,11 +10,28 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "os/os.h"
+
+/* The running process's own ELF class: a 32-bit program (i686) reads its
+ * objects' 32-bit headers and symbols. */
+#if UINTPTR_MAX > 0xffffffffu
+typedef Elf64_Ehdr Ehdr;
+typedef Elf64_Shdr Shdr;
+typedef Elf64_Sym Sym;
+#define OWN_CLASS ELFCLASS64
+#define SYM_TYPE(i) ELF64_ST_TYPE(i)
+#else
+typedef Elf32_Ehdr Ehdr;
+typedef Elf32_Shdr Shdr;
+typedef Elf32_Sym Sym;
+#define OWN_CLASS ELFCLASS32
+#define SYM_TYPE(i) ELF32_ST_TYPE(i)
+#endif
 
 static bool read_at(int fd, void *buf, size_t len, off_t off)
 {
@@ -24,15 +41,15 @@ static bool read_at(int fd, void *buf, size_t len, off_t off)
 static bool symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
 		      uint64_t *offset)
 {
-	Elf64_Ehdr eh;
+	Ehdr eh;
 
 	if (!read_at(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+	    eh.e_ident[EI_CLASS] != OWN_CLASS ||
+	    eh.e_shentsize != sizeof(Shdr) || eh.e_shnum == 0 ||
 	    eh.e_shnum > 4096)
 		return false;
-	Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof(*sh));
+	Shdr *sh = calloc(eh.e_shnum, sizeof(*sh));
 	bool found = false;
 	if (!sh || !read_at(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff))
 		goto out;
@@ -40,16 +57,16 @@ static bool symbol_of(int fd, uint64_t vaddr, char *name, size_t len,
 		unsigned want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
 		for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
 			if (sh[i].sh_type != want || sh[i].sh_link >= eh.e_shnum ||
-			    sh[i].sh_entsize != sizeof(Elf64_Sym))
+			    sh[i].sh_entsize != sizeof(Sym))
 				continue;
-			const Elf64_Shdr *strs = &sh[sh[i].sh_link];
-			size_t nsym = sh[i].sh_size / sizeof(Elf64_Sym);
-			Elf64_Sym sym;
+			const Shdr *strs = &sh[sh[i].sh_link];
+			size_t nsym = sh[i].sh_size / sizeof(Sym);
+			Sym sym;
 			for (size_t k = 0; k < nsym && !found; k++) {
 				if (!read_at(fd, &sym, sizeof(sym),
 					     (off_t)(sh[i].sh_offset + k * sizeof(sym))))
 					break;
-				if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC ||
+				if (SYM_TYPE(sym.st_info) != STT_FUNC ||
 				    vaddr < sym.st_value ||
 				    vaddr >= sym.st_value + (sym.st_size ? sym.st_size : 1) ||
 				    sym.st_name >= strs->sh_size)

@@ -71,9 +71,13 @@ impl RawCall {
             .load(core::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Re-point the static call at `func` (a function of its type).
+    /// Re-point the static call at `func`.
+    ///
+    /// # Safety
+    /// `func` is a function of the static call's type: every later call
+    /// jumps to it with that type's arguments.
     #[doc(hidden)]
-    pub fn update(&'static self, func: *mut c_void) -> Result<(), Error> {
+    pub unsafe fn update(&'static self, func: *mut c_void) -> Result<(), Error> {
         Error::check(unsafe { sys::sk_static_call_update(self.0.get(), func) })
     }
 
@@ -113,7 +117,8 @@ macro_rules! define_static_call {
 
             /// Re-point every call at `f`; nothing changes on error.
             pub fn update(f: fn($($arg),*) $(-> $ret)?) -> ::core::result::Result<(), $crate::Error> {
-                desc().update(f as *const () as *mut ::core::ffi::c_void)
+                // `f` has the declared type: the one every call passes.
+                unsafe { desc().update(f as *const () as *mut ::core::ffi::c_void) }
             }
 
             /// The current target.
@@ -133,14 +138,10 @@ macro_rules! define_static_call {
 /// `static_call!(NAME)(args)`.
 #[macro_export]
 macro_rules! static_call {
-    (crate :: $($seg:ident)::+) => {
-        crate::$($seg)::+::call
-    };
-    (super :: $($seg:ident)::+) => {
-        super::$($seg)::+::call
-    };
-    ($($seg:ident)::+) => {
-        $($seg)::+::call
+    // The path's own tokens (`LOG`, `crate::log::LOG`, `super::LOG`), so
+    // that `crate` and `super` mean the caller's.
+    ($($path:tt)+) => {
+        $($path)+::call
     };
 }
 

@@ -16,8 +16,11 @@
 # What runs: the kernel-API matrix, the torture with both writers and with
 # the fallback core sync, every thread model with each writer and the sync
 # fallback, updates from signal handlers (signals, handler_updates), the
-# control socket, skctl against a running demo (control_e2e), updates while a
-# thread creates threads (thread_churn.c), and, for the static ones, the
+# control socket, skctl against a running demo (control_e2e, and its static
+# call: control_static_calls), static calls (the API, the kernel's
+# spellings, threads calling while they are re-pointed, with both writers),
+# updates while a thread creates threads (thread_churn.c), and, for the
+# static ones, the
 # link check: a program linked without the wrap options
 # gets -ENOTSUP and a message naming the link line, no abort.
 # Left out, each with its reason (printed):
@@ -54,8 +57,10 @@ $cc ${link:+-$link} "$build.probe.c" -o "$build.probe" 2>/dev/null ||
 targets="core_selftest core_torture_procmem core_torture_mprotect
   core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
   faults_model_plugin faults_signals faults_handler_updates faults_process_model control_socket
-  skctl skdemo"
-tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e)$'
+  static_call_basic static_call_kernel_selftest static_call_torture_procmem
+  static_call_torture_mprotect skctl skdemo"
+# control_static_calls runs skdemo and skctl (built above).
+tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e|control_static_calls|static_call_(basic|kernel_selftest|torture_procmem|torture_mprotect))$'
 left_out=()
 [ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")

@@ -114,7 +114,8 @@ int main(int argc, char **argv)
 			    lib_call(1) == 501;
 		/* The caller runs through the plugin for a while, then is
 		 * parked while it unloads (which re-points the call). */
-		unsigned long long seen = __atomic_load_n(&calls, __ATOMIC_RELAXED);
+		unsigned long long seen =
+			__atomic_load_n(&calls, __ATOMIC_RELAXED);
 		while (__atomic_load_n(&calls, __ATOMIC_RELAXED) < seen + 64)
 			sched_yield();
 		__atomic_store_n(&park, 1, __ATOMIC_RELEASE);

@@ -124,6 +124,15 @@ pub struct sk_static_call_key {
     pub runtime: *mut c_void,
 }
 
+/// `struct sk_static_call_change` (statickeys/static_call.h): one static
+/// call and its new target, for `sk_commit_calls`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct sk_static_call_change {
+    pub call: *mut sk_static_call_key,
+    pub func: *mut c_void,
+}
+
 /// `SK__STATIC_CALL_MAGIC` (statickeys/static_call.h).
 pub const SK_STATIC_CALL_MAGIC: c_uint = 0x05c5_ca11;
 
@@ -191,6 +200,14 @@ unsafe extern "C" {
     #[link_name = "sk__static_call_register"]
     pub fn sk_static_call_register(key: *mut sk_static_call_key);
     pub fn sk_static_call_return0() -> core::ffi::c_long;
+    /// Keys and static calls in one batch (0 or -errno; nothing changed on
+    /// error).
+    pub fn sk_commit_calls(
+        keys: *const sk_key_change,
+        nkeys: usize,
+        calls: *const sk_static_call_change,
+        ncalls: usize,
+    ) -> c_int;
 
     pub fn sk_commit(changes: *const sk_key_change, n: usize) -> c_int;
     pub fn sk_stats_get(out: *mut sk_stats) -> c_int;

@@ -110,6 +110,8 @@ mod registration;
 mod static_call;
 mod trace;
 
+pub use static_call::{commit_calls, CallChange};
+
 pub use trace::{TraceArg, Tracepoint};
 
 /// A static key with initial state `S` (its type, as in the kernel).

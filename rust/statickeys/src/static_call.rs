@@ -19,12 +19,14 @@
 //! }
 //! ```
 //!
-//! `define_static_call!` makes `NAME` a module with three functions:
+//! `define_static_call!` makes `NAME` a module with four functions:
 //! `NAME::call(args)` (what `static_call!(NAME)` names), `NAME::update(f)`,
 //! which takes only a function of the declared type and returns a
 //! `Result` (the C update's guarantees: every call that starts after it
 //! returns, in any thread, lands in `f`; a thread meeting the call during
-//! the update lands in the old target or `f`), and `NAME::query()`.
+//! the update lands in the old target or `f`), `NAME::query()`, and
+//! `NAME::change(f)` for [`commit_calls`], which changes keys and static
+//! calls in one batch.
 //!
 //! On x86-64 Linux the call is a direct call to the static call's
 //! trampoline, one patched `jmp` (the C library's trampoline, the same
@@ -88,6 +90,47 @@ impl RawCall {
     }
 }
 
+/// A static call and its new target, for [`commit_calls`]: made by a
+/// static call's `change(f)`, which takes only a function of its type.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct CallChange {
+    // Read by the runtime, through the slice `commit_calls` passes.
+    #[allow(dead_code)]
+    raw: sys::sk_static_call_change,
+}
+
+impl CallChange {
+    /// # Safety
+    /// `func` is a function of the static call's type.
+    #[doc(hidden)]
+    pub unsafe fn __new(call: &'static RawCall, func: *mut c_void) -> Self {
+        CallChange { raw: sys::sk_static_call_change { call: call.0.get(), func } }
+    }
+}
+
+/// Key changes and static-call updates as one batch (the C library's
+/// `sk_commit_calls`): at most 3 core syncs for all of them, all or nothing.
+///
+/// ```
+/// use statickeys::{commit_calls, define_static_call, define_static_key_false, static_call, Change};
+///
+/// define_static_key_false!(VERBOSE);
+/// fn quiet(x: u32) -> u32 { x }
+/// fn loud(x: u32) -> u32 { x * 10 }
+/// define_static_call!(SHOW: fn(x: u32) -> u32 = quiet);
+///
+/// fn main() {
+///     commit_calls(&[Change::enable(&VERBOSE)], &[SHOW::change(loud)]).unwrap();
+///     assert!(VERBOSE.is_enabled() && static_call!(SHOW)(2) == 20);
+/// }
+/// ```
+pub fn commit_calls(keys: &[crate::Change<'_>], calls: &[CallChange]) -> Result<(), Error> {
+    Error::check(unsafe {
+        sys::sk_commit_calls(keys.as_ptr().cast(), keys.len(), calls.as_ptr().cast(), calls.len())
+    })
+}
+
 /// Defines a static call: `define_static_call!(pub NAME: fn(a: A, b: B) -> R
 /// = target);` (parameter names as in an `extern` block), at module level.
 /// `NAME` is a module with `call`, `update` and `query`; types and the
@@ -119,6 +162,12 @@ macro_rules! define_static_call {
             pub fn update(f: fn($($arg),*) $(-> $ret)?) -> ::core::result::Result<(), $crate::Error> {
                 // `f` has the declared type: the one every call passes.
                 unsafe { desc().update(f as *const () as *mut ::core::ffi::c_void) }
+            }
+
+            /// This static call to `f`, for `statickeys::commit_calls`.
+            pub fn change(f: fn($($arg),*) $(-> $ret)?) -> $crate::CallChange {
+                // `f` has the declared type.
+                unsafe { $crate::CallChange::__new(desc(), f as *const () as *mut ::core::ffi::c_void) }
             }
 
             /// The current target.

@@ -98,3 +98,30 @@ fn threads_while_updated() {
     assert_eq!(wrong, 0, "calls after an update returned took an old target");
     assert!(updates > 20 && checked > 1000, "too little happened");
 }
+
+statickeys::define_static_key_false!(LOUD);
+fn quiet(x: u64) -> u64 {
+    x
+}
+fn loud(x: u64) -> u64 {
+    x * 10
+}
+define_static_call!(SHOW: fn(x: u64) -> u64 = quiet);
+
+#[test]
+fn commit_with_keys() {
+    let before = statickeys::stats();
+    statickeys::commit_calls(&[statickeys::Change::enable(&LOUD)], &[SHOW::change(loud)])
+        .unwrap();
+    let after = statickeys::stats();
+    assert!(LOUD.is_enabled());
+    assert_eq!(static_call!(SHOW)(3), 30);
+    if after.backend != "portable" {
+        // Other tests of this file may update meanwhile: at least ours.
+        assert!(after.batches > before.batches, "one batch at least");
+    }
+    statickeys::commit_calls(&[statickeys::Change::disable(&LOUD)], &[SHOW::change(quiet)])
+        .unwrap();
+    assert!(!LOUD.is_enabled());
+    assert_eq!(static_call!(SHOW)(3), 3);
+}

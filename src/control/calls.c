@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/control/calls.c - static calls on the control socket: `calls` lists
- * each one with its current target (the function's symbol, and its label
+ * each one with its current target (the function's symbol, C++ and Rust
+ * names shown as paths, and its label
  * when the program named it with SK_STATIC_CALL_TARGET) and the labels it
  * may be switched to; `call NAME=LABEL` switches it, only to a target the
  * program named for it, and the audit records the switch (from which label
@@ -80,6 +81,39 @@ static size_t collect(struct call_row **out)
 	return n;
 }
 
+/* "_ZN3app4mainE..." as "app::main", for people: the nested names of
+ * Itanium C++ mangling and Rust's legacy one (whose last component, a
+ * hash "h" + 16 hex digits, is dropped); anything else as it is. */
+static void demangle_simple(const char *in, char *out, size_t len)
+{
+	const char *p = in + 3;
+	size_t o = 0;
+
+	if (strncmp(in, "_ZN", 3) != 0 || len == 0)
+		goto as_is;
+	out[0] = '\0';
+	while (*p >= '1' && *p <= '9') {
+		char *end;
+		unsigned long n = strtoul(p, &end, 10);
+		if (n == 0 || strnlen(end, n) < n)
+			goto as_is;
+		bool hash = n == 17 && end[0] == 'h' && end[n] == 'E' &&
+			    strspn(end + 1, "0123456789abcdef") >= 16;
+		if (!hash) {
+			int w = snprintf(out + o, len - o, "%s%.*s",
+					 o ? "::" : "", (int)n, end);
+			if (w < 0 || (size_t)w >= len - o)
+				goto as_is;
+			o += (size_t)w;
+		}
+		p = end + n;
+	}
+	if (*p == 'E' && o)
+		return;
+as_is:
+	snprintf(out, len, "%s", in);
+}
+
 static void name_targets(struct call_row *v, size_t n)
 {
 	/* Step 2, without the lock: where each target lives. */
@@ -110,7 +144,7 @@ static void name_targets(struct call_row *v, size_t n)
 				     (uintptr_t)v[i].func - v[i].bias, sym,
 				     sizeof(sym), &off) &&
 		    off == 0)
-			copy_str(v[i].symbol, sizeof(v[i].symbol), sym);
+			demangle_simple(sym, v[i].symbol, sizeof(v[i].symbol));
 	}
 	sk__fdslot_return();
 	sk__unlock();

@@ -363,6 +363,10 @@ SK_API void sk__static_call_target_add(struct sk_static_call_target *t)
 		return;
 	t->next = targets;
 	targets = t;
+	/* A static call with labelled targets is listed (skctl calls) even
+	 * before its first update, where nothing else registers it (the
+	 * Rust crate's pointer form). */
+	(void)find_or_add(t->call);
 	sk__unlock();
 }
 

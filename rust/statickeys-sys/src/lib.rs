@@ -133,6 +133,19 @@ pub struct sk_static_call_change {
     pub func: *mut c_void,
 }
 
+/// `struct sk_static_call_target` (statickeys/static_call.h): a target the
+/// control plane may switch a static call to, under a label; the runtime
+/// links them through `next`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_static_call_target {
+    pub call: *mut sk_static_call_key,
+    pub func: *mut c_void,
+    pub label: *const c_char,
+    pub magic: c_uint,
+    pub next: *mut sk_static_call_target,
+}
+
 /// `SK__STATIC_CALL_MAGIC` (statickeys/static_call.h).
 pub const SK_STATIC_CALL_MAGIC: c_uint = 0x05c5_ca11;
 
@@ -200,6 +213,11 @@ unsafe extern "C" {
     #[link_name = "sk__static_call_register"]
     pub fn sk_static_call_register(key: *mut sk_static_call_key);
     pub fn sk_static_call_return0() -> core::ffi::c_long;
+    /// List a labelled target (from a constructor), unlist it (destructor).
+    #[link_name = "sk__static_call_target_add"]
+    pub fn sk_static_call_target_add(t: *mut sk_static_call_target);
+    #[link_name = "sk__static_call_target_remove"]
+    pub fn sk_static_call_target_remove(t: *mut sk_static_call_target);
     /// Keys and static calls in one batch (0 or -errno; nothing changed on
     /// error).
     pub fn sk_commit_calls(

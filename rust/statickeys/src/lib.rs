@@ -509,7 +509,7 @@ pub fn stats() -> Stats {
 
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::static_call::RawCall;
+    pub use crate::static_call::{RawCall, RawTarget};
     pub use crate::trace::Semaphore;
     pub use core::arch::{asm, global_asm};
 

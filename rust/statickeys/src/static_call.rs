@@ -90,6 +90,83 @@ impl RawCall {
     }
 }
 
+/// A labelled target of a static call ([`static_call_target!`]).
+#[doc(hidden)]
+#[repr(transparent)]
+pub struct RawTarget(UnsafeCell<sys::sk_static_call_target>);
+// The runtime links it into its list under its lock; nothing else writes.
+unsafe impl Sync for RawTarget {}
+
+impl RawTarget {
+    #[doc(hidden)]
+    pub const fn new(call: &'static RawCall, func: *mut c_void, label: &'static str) -> Self {
+        RawTarget(UnsafeCell::new(sys::sk_static_call_target {
+            call: call.0.get(),
+            func,
+            label: label.as_ptr().cast(),
+            magic: sys::SK_STATIC_CALL_MAGIC,
+            next: core::ptr::null_mut(),
+        }))
+    }
+    #[doc(hidden)]
+    pub fn add(&'static self) {
+        unsafe { sys::sk_static_call_target_add(self.0.get()) }
+    }
+    #[doc(hidden)]
+    pub fn remove(&'static self) {
+        unsafe { sys::sk_static_call_target_remove(self.0.get()) }
+    }
+}
+
+/// Names `f` as one of static call `NAME`'s targets under `label`, which
+/// `skctl calls` lists and `skctl call NAME=label` switches to (only to
+/// targets named this way), as the C library's `SK_STATIC_CALL_TARGET`.
+/// At module level; `f` must be of the call's type.  Registered from a
+/// constructor on Linux, FreeBSD, macOS and Windows.
+///
+/// ```
+/// use statickeys::{define_static_call, static_call_target};
+///
+/// fn english(shout: bool) -> &'static str { if shout { "HELLO" } else { "hello" } }
+/// fn french(shout: bool) -> &'static str { if shout { "BONJOUR" } else { "bonjour" } }
+/// define_static_call!(GREETING: fn(shout: bool) -> &'static str = english);
+/// static_call_target!(GREETING, english, "english");
+/// static_call_target!(GREETING, french, "french");
+/// # fn main() {}
+/// ```
+#[macro_export]
+macro_rules! static_call_target {
+    ($($name:ident)::+, $f:expr, $label:literal $(,)?) => {
+        const _: () = {
+            static TARGET: $crate::__private::RawTarget = $crate::__private::RawTarget::new(
+                $($name)::+::__desc(),
+                $($name)::+::__target($f),
+                concat!($label, "\0"),
+            );
+            extern "C" fn add() {
+                TARGET.add();
+            }
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "freebsd"),
+                       unsafe(link_section = ".init_array.00102"))]
+            #[cfg_attr(target_os = "macos",
+                       unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs"))]
+            #[cfg_attr(windows, unsafe(link_section = ".ctors.65433"))]
+            static ADD: extern "C" fn() = add;
+            #[cfg(any(target_os = "linux", target_os = "freebsd", windows))]
+            extern "C" fn remove() {
+                TARGET.remove();
+            }
+            #[cfg(any(target_os = "linux", target_os = "freebsd", windows))]
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "freebsd"),
+                       unsafe(link_section = ".fini_array.00102"))]
+            #[cfg_attr(windows, unsafe(link_section = ".dtors.65433"))]
+            static REMOVE: extern "C" fn() = remove;
+        };
+    };
+}
+
 /// A static call and its new target, for [`commit_calls`]: made by a
 /// static call's `change(f)`, which takes only a function of its type.
 #[derive(Clone, Copy)]
@@ -168,6 +245,11 @@ macro_rules! define_static_call {
             pub fn change(f: fn($($arg),*) $(-> $ret)?) -> $crate::CallChange {
                 // `f` has the declared type.
                 unsafe { $crate::CallChange::__new(desc(), f as *const () as *mut ::core::ffi::c_void) }
+            }
+
+            #[doc(hidden)]
+            pub const fn __target(f: fn($($arg),*) $(-> $ret)?) -> *mut ::core::ffi::c_void {
+                f as *const () as *mut ::core::ffi::c_void
             }
 
             /// The current target.
@@ -250,6 +332,10 @@ macro_rules! __static_call_desc {
         fn desc() -> &'static $crate::__private::RawCall {
             &DESC
         }
+        #[doc(hidden)]
+        pub const fn __desc() -> &'static $crate::__private::RawCall {
+            &DESC
+        }
     };
 }
 
@@ -283,6 +369,10 @@ macro_rules! __static_call_desc {
         );
         #[inline(always)]
         fn desc() -> &'static $crate::__private::RawCall {
+            &DESC
+        }
+        #[doc(hidden)]
+        pub const fn __desc() -> &'static $crate::__private::RawCall {
             &DESC
         }
     };

@@ -125,3 +125,48 @@ fn commit_with_keys() {
     assert!(!LOUD.is_enabled());
     assert_eq!(static_call!(SHOW)(3), 3);
 }
+
+fn english(shout: bool) -> &'static str {
+    if shout { "HELLO" } else { "hello" }
+}
+fn french(shout: bool) -> &'static str {
+    if shout { "BONJOUR" } else { "bonjour" }
+}
+define_static_call!(GREETING: fn(shout: bool) -> &'static str = english);
+statickeys::static_call_target!(GREETING, english, "english");
+statickeys::static_call_target!(GREETING, french, "french");
+
+/// The control socket lists the Rust static call with its labels, and
+/// `call GREETING=french` switches it (Linux: the socket is a Unix datagram
+/// one there; `skctl` sends these same lines).
+#[cfg(target_os = "linux")]
+#[test]
+fn labelled_targets_on_the_control_socket() {
+    use std::os::unix::net::UnixDatagram;
+    let dir = std::env::temp_dir().join(format!("sk-rust-calls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = dir.join("server.sock");
+    let path = std::ffi::CString::new(server.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { statickeys::sys::sk_control_start(path.as_ptr()) }, 0);
+    let client = UnixDatagram::bind(dir.join("client.sock")).unwrap();
+    client.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let ask = |line: &str| {
+        client.send_to(line.as_bytes(), &server).unwrap();
+        let mut buf = vec![0u8; 65536];
+        let n = client.recv(&mut buf).unwrap();
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    let calls = ask("calls\n");
+    println!("{calls}");
+    assert!(calls.contains("\"name\":\"GREETING\""), "listed: {calls}");
+    assert!(calls.contains("\"label\":\"english\""), "its label: {calls}");
+    assert!(calls.contains("\"french\""), "its other label: {calls}");
+    let reply = ask("call GREETING=french\n");
+    assert!(reply.starts_with("{\"ok\":true"), "switched: {reply}");
+    assert_eq!(static_call!(GREETING)(false), "bonjour");
+    let reply = ask("call GREETING=klingon\n");
+    assert!(reply.starts_with("{\"ok\":false"), "refused: {reply}");
+    assert_eq!(static_call!(GREETING)(true), "BONJOUR");
+    unsafe { statickeys::sys::sk_control_stop() };
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -313,11 +313,21 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 #define SK__SC_TRAMP_ADDR(name) ((void (*)(void))0)
 #endif
 
+/* The descriptor is visible to other objects even in a library built with
+ * -fvisibility=hidden, as the trampoline is (.globl): another object's
+ * sk_static_call_update() names it (the kernel's EXPORT_STATIC_CALL). */
+#if defined(__ELF__) || defined(__APPLE__)
+#define SK__SC_KEY_ATTR used, visibility("default")
+#else
+#define SK__SC_KEY_ATTR used
+#endif
+
 /* The descriptor, its trampoline, and the constructor and destructor that
  * tell the runtime (which turns the trampoline into the direct jump). */
 #define SK__SC_DEFINE(name, func, target, flags)                             \
 	SK_DECLARE_STATIC_CALL(name, func);                                  \
-	__attribute__((used)) struct sk_static_call_key SK__SC_KEY(name) = {  \
+	__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key            \
+		SK__SC_KEY(name) = {                                          \
 		(void *)(target), (void *)(target), #name,                     \
 		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
 	SK__SC_DEFINE_TRAMP(name);                                           \

@@ -6,9 +6,11 @@
 
 #include <statickeys.h>
 
-int lib_default(int x);
+/* The library is built with -fvisibility=hidden, as many are: it exports
+ * these two, and its static call is visible without more ado. */
+__attribute__((visibility("default"))) int lib_default(int x);
 SK_DECLARE_STATIC_CALL(shared_op, lib_default);
 /* A call from inside the library: a direct call to the trampoline. */
-int lib_call(int x);
+__attribute__((visibility("default"))) int lib_call(int x);
 
 #endif

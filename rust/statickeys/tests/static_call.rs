@@ -116,8 +116,10 @@ fn commit_with_keys() {
     let after = statickeys::stats();
     assert!(LOUD.is_enabled());
     assert_eq!(static_call!(SHOW)(3), 30);
-    if after.backend != "portable" {
-        // Other tests of this file may update meanwhile: at least ours.
+    // The Rust trampoline (x86-64 Linux, patching backend) is rewritten in a
+    // batch; elsewhere the call is a pointer and this key has no site.
+    // Other tests of this file may update meanwhile: at least ours.
+    if cfg!(all(target_arch = "x86_64", target_os = "linux")) && after.backend != "portable" {
         assert!(after.batches > before.batches, "one batch at least");
     }
     statickeys::commit_calls(&[statickeys::Change::disable(&LOUD)], &[SHOW::change(quiet)])

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * src/arch/aarch64/static_call.c - aarch64 static-call trampolines.
+ * src/arch/aarch64/static_call.c - where the far form of an aarch64
+ * static-call trampoline reads its target.
  *
- * The header (statickeys/static_call.h) assembles each trampoline as 32
- * bytes at a 32-byte boundary:
+ * The trampoline (arch/common/store_trampoline.h, whose .c gives the rest):
  *
  *   +0   b <dest>                       the only word an update writes
  *   +4   movz x0, #0                    RET0: b +4
@@ -13,37 +13,22 @@
  *   +20  br x16
  *   +24  "SC" 0 0, 0                    signature, never executed
  *
- * The jump is a site of the store protocol (arch/common/store_batch.c): B
- * may replace B with one aligned store while other threads execute it, so
- * a thread runs the old jump or the new one.  A target within B's +-128 MiB
- * is branched to directly; one beyond, through the slot.
+ * B may replace B with one aligned store while other threads execute it,
+ * so a thread runs the old jump or the new one.  A target within B's
+ * +-128 MiB is branched to directly; one beyond, through the slot.
  */
 #if defined(__aarch64__)
-#include <string.h>
-
-#include "arch/backend.h"
-
-#define TRAMP_ALIGN 32u
-#define TRAMP_FAR 12
-const unsigned sk__arch_call_far = TRAMP_FAR;
-
-static uint32_t word(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
+#include "arch/common/store_trampoline.h"
 
 void **sk__arch_call_slot(uintptr_t tramp)
 {
 	const unsigned char *t = (const unsigned char *)tramp;
 
-	if (!tramp || tramp % TRAMP_ALIGN || word(t + 4) != 0xd2800000u ||
-	    word(t + 8) != 0xd65f03c0u || word(t + 20) != 0xd61f0200u ||
-	    t[24] != 'S' || t[25] != 'C')
+	if (!sk__store_tramp_shape(tramp, 0xd2800000u, 0xd65f03c0u,
+				   0xd61f0200u))
 		return NULL;
-	uint32_t adrp = word(t + 12), ldr = word(t + 16);
+	uint32_t adrp = sk__store_tramp_word(t + 12);
+	uint32_t ldr = sk__store_tramp_word(t + 16);
 	/* adrp x16: 1 immlo(2) 10000 immhi(19) 10000 */
 	if ((adrp & 0x9f00001fu) != 0x90000010u ||
 	    (ldr & 0xffc003ffu) != 0xf9400210u) /* ldr x16, [x16, #imm] */
@@ -54,23 +39,5 @@ void **sk__arch_call_slot(uintptr_t tramp)
 	uintptr_t page = ((tramp + 12) & ~(uintptr_t)0xfff) +
 			 (uintptr_t)(pages * 4096);
 	return (void **)(page + ((ldr >> 10) & 0xfffu) * 8);
-}
-
-void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
-			  unsigned char *out)
-{
-	uintptr_t to = (uintptr_t)func;
-
-	if (ret0)
-		to = tramp + 4;
-	else if (!func)
-		to = tramp + 8;
-	else if (!sk__arch_reaches(tramp, to))
-		to = tramp + TRAMP_FAR; /* beyond B: the far form */
-	sk__arch_encode(tramp, to, true, out);
-}
-const void *sk__arch_call_follow(const void *func)
-{
-	return func;
 }
 #endif /* __aarch64__ */

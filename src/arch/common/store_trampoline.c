@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/arch/common/store_trampoline.c - the static-call half of the contract
+ * (arch/backend.h) for the store-protocol architectures' shared trampoline
+ * (store_trampoline.h): where its far form starts, the jump to a target,
+ * and no thunk to follow.
+ */
+#include <string.h>
+
+#include "arch/common/store_trampoline.h"
+
+#define TRAMP_ALIGN 32u
+#define TRAMP_RET0 4
+#define TRAMP_RET 8
+#define TRAMP_FAR 12
+
+const unsigned sk__arch_call_far = TRAMP_FAR;
+
+uint32_t sk__store_tramp_word(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+bool sk__store_tramp_shape(uintptr_t tramp, uint32_t ret0, uint32_t ret,
+			   uint32_t br)
+{
+	const unsigned char *t = (const unsigned char *)tramp;
+
+	return tramp && tramp % TRAMP_ALIGN == 0 &&
+	       sk__store_tramp_word(t + TRAMP_RET0) == ret0 &&
+	       sk__store_tramp_word(t + TRAMP_RET) == ret &&
+	       sk__store_tramp_word(t + 20) == br && t[24] == 'S' &&
+	       t[25] == 'C';
+}
+
+void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
+			  unsigned char *out)
+{
+	uintptr_t to = (uintptr_t)func;
+
+	if (ret0)
+		to = tramp + TRAMP_RET0;
+	else if (!func)
+		to = tramp + TRAMP_RET;
+	else if (!sk__arch_reaches(tramp, to))
+		to = tramp + TRAMP_FAR; /* beyond the jump: the far form */
+	sk__arch_encode(tramp, to, true, out);
+}
+
+const void *sk__arch_call_follow(const void *func)
+{
+	return func; /* no thunk form is decoded on these architectures */
+}

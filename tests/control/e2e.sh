@@ -11,13 +11,12 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/testlib.sh"
-wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # ---- a demo with an explicit socket path --------------------------------
 sock=$tmp/demo.sock
 STATICKEYS_CONTROL=$sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
 pids+=($!); demo_pid=$!
-check "socket appears" wait_socket "$sock"
+check "socket appears" wait_for test -S "$sock"
 check "demo starts with its defaults" wait_tick "$tmp/out" 'greeting=1 shout=0 tracing=0 checksums=0 traced=\+0 Hello, world'
 
 list=$("$skctl" -s "$sock" list); rc=$?
@@ -109,7 +108,7 @@ done
 # the next program at that path replaces it.
 STATICKEYS_CONTROL=$tmp/stale.sock "$demo" -i 100 >/dev/null 2>&1 &
 p=$!; pids+=($p)
-wait_socket "$tmp/stale.sock"
+wait_for test -S "$tmp/stale.sock"
 kill -9 "$p"; wait "$p" 2>/dev/null
 "$skctl" -s "$tmp/stale.sock" list 2>"$tmp/err"
 check "a stale socket file: skctl exits 3" [ $? -eq 3 ]
@@ -123,7 +122,7 @@ kill "$p"; wait "$p" 2>/dev/null
 printf 'shout = 1\nshuot = 1\n' >"$tmp/keys.conf"
 STATICKEYS_FILE=$tmp/keys.conf STATICKEYS_CONTROL=$tmp/file.sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
 p=$!; pids+=($p)
-check "a demo following a file with a typo" wait_socket "$tmp/file.sock"
+check "a demo following a file with a typo" wait_for test -S "$tmp/file.sock"
 check "the demo warns with file and line" wait_for grep -q "STATICKEYS_FILE: $tmp/keys.conf:2: no key named \"shuot\"" "$tmp/err"
 check "skctl unmatched prints FILE:LINE: NAME" sh -c "'$skctl' -s '$tmp/file.sock' unmatched | grep -qx '$tmp/keys.conf:2: shuot'"
 check "skctl unmatched lists nothing more" test "$("$skctl" -s "$tmp/file.sock" unmatched | wc -l)" -eq 1

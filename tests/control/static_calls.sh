@@ -14,12 +14,11 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 . "$(dirname "$0")/testlib.sh"
-wait_socket() { for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 sock=$tmp/demo.sock
 STATICKEYS_CONTROL=$sock "$demo" -i 100 >"$tmp/out" 2>"$tmp/err" &
 pids+=($!)
-check "socket appears" wait_socket "$sock"
+check "socket appears" wait_for test -S "$sock"
 check "demo greets in English" wait_tick "$tmp/out" 'Hello, world$'
 
 calls=$("$skctl" -s "$sock" calls); rc=$?

@@ -137,6 +137,11 @@ const struct sk__segment *sk__object_segment_of(const struct sk__object *obj,
  * never the dynamic linker (callable with the patch lock held). */
 void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 		       char *buf, size_t len);
+/* SK__SITE_TEXT - room for sk__site_bytes()'s text. */
+#define SK__SITE_TEXT (3 * SK__SITE_MAX + 1)
+/* sk__site_bytes - the site-sized bytes at @b as "cc 0b 00 00 00" (the
+ * site's own bytes only: 5 on x86, 4 on aarch64), for messages. */
+void sk__site_bytes(const unsigned char *b, char out[SK__SITE_TEXT]);
 /* sk__object_of - the registered object whose segments hold @addr. */
 const struct sk__object *sk__object_of(uintptr_t addr);
 /* sk__key_adopt_zeroed - an all-zero kernel-style key becomes a valid false

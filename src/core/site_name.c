@@ -35,6 +35,16 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 		snprintf(buf, len, "%p (in %s)", (void *)addr, shown);
 }
 
+void sk__site_bytes(const unsigned char *b, char out[SK__SITE_TEXT])
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < sk__arch_site_size; i++)
+		len += (size_t)snprintf(out + len, SK__SITE_TEXT - len,
+					"%s%02x", i ? " " : "", b[i]);
+}
+
 const struct sk__object *sk__object_of(uintptr_t addr)
 {
 	for (const struct sk__object *o = sk__objects; o; o = o->next)

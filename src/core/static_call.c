@@ -25,7 +25,6 @@
  * bytes) the far form stays, which is correct, only slower.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -89,12 +88,9 @@ static struct sk__call *find_or_add(struct sk_static_call_key *k)
 
 static void describe_refusal(const struct sk__call *c, const unsigned char *b)
 {
-	char bytes[3 * SK__SITE_MAX + 1] = "";
-	size_t len = 0;
+	char bytes[SK__SITE_TEXT];
 
-	for (unsigned i = 0; i < sk__arch_site_size; i++)
-		len += (size_t)snprintf(bytes + len, sizeof(bytes) - len,
-					"%s%02x", i ? " " : "", b[i]);
+	sk__site_bytes(b, bytes);
 	sk__warn("refusing to update static call '%s': its trampoline at %p "
 		 "holds %s, not the jump last written there%s; nothing was "
 		 "changed", c->key->name, (void *)c->tramp, bytes,

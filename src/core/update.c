@@ -12,7 +12,6 @@
  * kprobes off jump-label sites and refuses when old bytes do not match.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,12 +66,8 @@ static void warn_refused(const struct sk__object *obj,
 	last_site = site->code;
 	last_byte = b[0];
 	sk__site_describe(obj, site->code, where, sizeof(where));
-	/* The site's own bytes only (5 on x86-64, 4 on aarch64). */
-	char bytes[3 * SK__SITE_MAX + 1] = "";
-	size_t len = 0;
-	for (unsigned i = 0; i < sk__arch_site_size; i++)
-		len += (size_t)snprintf(bytes + len, sizeof(bytes) - len,
-					"%s%02x", i ? " " : "", b[i]);
+	char bytes[SK__SITE_TEXT];
+	sk__site_bytes(b, bytes);
 	sk__warn("refusing to update key '%s': its site %s holds "
 		 "%s, neither of its two instructions%s; "
 		 "no site was changed",

@@ -109,7 +109,6 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
-#define SK__SC_ELF 1
 #elif defined(__GNUC__) && defined(__i386__) && defined(__ELF__) &&        \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -155,6 +154,49 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name);           \
 	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
 
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+/*
+ * SK__SC_TRAMP_ASM(name, align, size, body) - the trampoline's symbol
+ * sk__sct_<name> around @body, the architecture's instructions (below), and
+ * the hidden alias of the descriptor that its far form reads.  Protected on
+ * ELF: a call from the object that defines it is a direct call, not one
+ * through the PLT; another object's calls go through its PLT (as the
+ * kernel's modules call exported trampolines).
+ */
+#ifdef _WIN32
+/* PE: no visibility (nothing is preempted), COFF's own symbol type, and no
+ * section stack: the trampoline's section, then back to .text (GCC does not
+ * rely on the section a file-scope asm leaves: it names the section of each
+ * function and variable it emits after one). */
+#define SK__SC_ALIAS_ATTR
+#define SK__SC_BEGIN(name, align)                                            \
+	".section .text$sk_static_call,\"xr\"\n\t"                             \
+	".balign " align "\n\t"                                               \
+	".globl sk__sct_" #name "\n\t"                                        \
+	".def sk__sct_" #name "; .scl 2; .type 32; .endef\n"                  \
+	"sk__sct_" #name ":\n\t"
+#define SK__SC_END(name, size) ".text"
+#else
+#define SK__SC_ALIAS_ATTR visibility("hidden"),
+#define SK__SC_BEGIN(name, align)                                            \
+	".pushsection .text.sk_static_call,\"ax\",%progbits\n\t"              \
+	".balign " align "\n\t"                                               \
+	".globl sk__sct_" #name "\n\t"                                        \
+	".protected sk__sct_" #name "\n\t"                                    \
+	".type sk__sct_" #name ",%function\n"                                 \
+	"sk__sct_" #name ":\n\t"
+#define SK__SC_END(name, size)                                               \
+	".size sk__sct_" #name ", " size "\n\t"                               \
+	".popsection"
+#endif
+#define SK__SC_TRAMP_ASM(name, align, size, body)                            \
+	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
+		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
+			       used));                                         \
+	__asm__(SK__SC_BEGIN(name, align) body SK__SC_END(name, size))
+#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#endif
+
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_I386)
 /*
  * i686: 32 bytes at a 32-byte boundary.  rel32 reaches every address, so
@@ -169,25 +211,14 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  *   +20  'S' 'C'                  signature, never executed
  */
 #define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
-			       used));                                         \
-	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
-		".balign 32\n\t"                                              \
-		".globl sk__sct_" #name "\n\t"                                \
-		".protected sk__sct_" #name "\n\t"                            \
-		".type sk__sct_" #name ",@function\n"                         \
-		"sk__sct_" #name ":\n\t"                                      \
+	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
 		".byte 0xe9\n\t.long 3\n\t"                                   \
 		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
 		".byte 0xe8\n\t.long 0\n"                                      \
 		"1:\n\t"                                                       \
 		".byte 0x58\n\t"                                              \
 		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " - 1b\n\t"       \
-		".byte 0x53, 0x43\n\t"                                        \
-		".size sk__sct_" #name ", 32\n\t"                             \
-		".popsection")
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+		".byte 0x53, 0x43\n\t")
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_RISCV64)
 /*
  * riscv64: 32 bytes at a 32-byte boundary, never compressed or relaxed.
@@ -200,16 +231,8 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  *   +24  'S' 'C' 0 0, 0           signature, never executed
  */
 #define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
-			       used));                                         \
-	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
+	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
 		".option push\n\t.option norvc\n\t.option norelax\n\t"       \
-		".balign 32\n\t"                                              \
-		".globl sk__sct_" #name "\n\t"                                \
-		".protected sk__sct_" #name "\n\t"                            \
-		".type sk__sct_" #name ",@function\n"                         \
-		"sk__sct_" #name ":\n\t"                                      \
 		".4byte 0x00c0006f\n\t"                                       \
 		".4byte 0x00000513\n\t"                                       \
 		".4byte 0x00008067\n"                                          \
@@ -219,10 +242,7 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 		"jr t1\n\t"                                                    \
 		".byte 0x53, 0x43, 0, 0\n\t"                                  \
 		".4byte 0\n\t"                                                 \
-		".size sk__sct_" #name ", 32\n\t"                             \
-		".option pop\n\t"                                              \
-		".popsection")
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+		".option pop\n\t")
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)
 /*
  * aarch64: 32 bytes at a 32-byte boundary.
@@ -235,18 +255,9 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  *   +16  ldr x16, [x16, :lo12:]   before the runtime has seen it): a
  *   +20  br x16                   branch through the descriptor's target
  *   +24  'S' 'C' 0 0, 0           signature, never executed
- * Protected, as on x86-64: calls from the defining object are direct.
  */
 #define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), visibility("hidden"),  \
-			       used));                                         \
-	__asm__(".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"     \
-		".balign 32\n\t"                                              \
-		".globl sk__sct_" #name "\n\t"                                \
-		".protected sk__sct_" #name "\n\t"                            \
-		".type sk__sct_" #name ",%function\n"                         \
-		"sk__sct_" #name ":\n\t"                                      \
+	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
 		".inst 0x14000003\n\t"                                        \
 		".inst 0xd2800000\n\t"                                        \
 		".inst 0xd65f03c0\n\t"                                        \
@@ -254,13 +265,10 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 		"ldr x16, [x16, #:lo12:sk__scl_" #name "]\n\t"                \
 		"br x16\n\t"                                                   \
 		".byte 0x53, 0x43, 0, 0\n\t"                                  \
-		".word 0\n\t"                                                  \
-		".size sk__sct_" #name ", 32\n\t"                             \
-		".popsection")
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+		".word 0\n\t")
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES
 /*
- * x86-64: the trampoline, 16 bytes at a 16-byte boundary:
+ * x86-64 (Linux and Windows): 16 bytes at a 16-byte boundary:
  *   +0   e9 rel32        the jump that updates rewrite (the only bytes)
  *   +5   31 c0           xor eax, eax   (RET0 lands here: returns 0)
  *   +7   c3              ret            (NULL lands here: returns)
@@ -268,45 +276,14 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  *   +14  'S' 'C'         signature (never executed), as the kernel's "SCT"
  * Assembled pointing at +8, so that calls before the runtime has seen it
  * (other constructors) reach the descriptor's target; registration turns
- * it into the direct jump.  Protected: a call from the object that defines
- * it is a direct call, not one through the PLT; another object's calls go
- * through its PLT (as the kernel's modules call exported trampolines).
+ * it into the direct jump.
  */
-#ifdef SK__SC_ELF
-#define SK__SC_ALIAS_ATTR visibility("hidden"),
-#define SK__SC_TEXT ".pushsection .text.sk_static_call,\"ax\",@progbits\n\t"
-#define SK__SC_SYMBOL(name)                                                  \
-	".protected sk__sct_" #name "\n\t"                                    \
-	".type sk__sct_" #name ",@function\n"
-#define SK__SC_SIZE(name) ".size sk__sct_" #name ", 16\n\t"
-#define SK__SC_POP ".popsection"
-#else /* PE: no visibility (nothing is preempted), COFF's own symbol type */
-#define SK__SC_ALIAS_ATTR
-/* COFF has no section stack: the trampoline's section, then back to .text
- * (GCC does not rely on the section a file-scope asm leaves: it names the
- * section of each function and variable it emits after one). */
-#define SK__SC_TEXT ".section .text$sk_static_call,\"xr\"\n\t"
-#define SK__SC_SYMBOL(name)                                                  \
-	".def sk__sct_" #name "; .scl 2; .type 32; .endef\n"
-#define SK__SC_SIZE(name)
-#define SK__SC_POP ".text"
-#endif
 #define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
-			       used));                                         \
-	__asm__(SK__SC_TEXT                                                  \
-		".balign 16\n\t"                                              \
-		".globl sk__sct_" #name "\n\t"                                \
-		SK__SC_SYMBOL(name)                                          \
-		"sk__sct_" #name ":\n\t"                                      \
+	SK__SC_TRAMP_ASM(name, "16", "16",                                    \
 		".byte 0xe9\n\t.long 3\n\t"                                   \
 		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
 		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \
-		".byte 0x53, 0x43\n\t"                                        \
-		SK__SC_SIZE(name)                                            \
-		SK__SC_POP)
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+		".byte 0x53, 0x43\n\t")
 #else
 #define SK__SC_DEFINE_TRAMP(name)                                            \
 	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name

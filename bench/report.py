@@ -76,6 +76,7 @@ EXP_DISTURB = "6 disturbance"
 EXP_THREADS = "8 threads"
 EXP_STARTUP = "10 start-up and memory per site"
 EXP_CALLS = "13 static calls"
+EXP_TRACE = "11 tracepoint event with bpftrace attached"
 
 
 def machine_quiet(m):
@@ -310,10 +311,14 @@ def goals(res):
 
     def timed_calls(*a, **kw):
         return _goal(*a, machine=_machine(res, EXP_CALLS), **kw)
+
+    def timed_trace(*a, **kw):
+        return _goal(*a, machine=_machine(res, EXP_TRACE), **kw)
     return (_branch_goals(res) + _update_goals(res) + _floor_goals(res) +
             _other_goals(res) + _lock_goals(res) + _thread_goals(res) +
             startup_bench.goals(res, _goal, timed_startup) +
-            static_call_bench.goals(res, _goal, timed_calls))
+            static_call_bench.goals(res, _goal, timed_calls) +
+            trace_bench.goals(res, _goal, timed_trace))
 
 
 def _fmt(v, nd=2):

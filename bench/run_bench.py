@@ -518,8 +518,7 @@ def run_all(bdir, out, sz, results):
                      (report.EXP_THREADS, threads),
                      ("9 rust: statickeys vs static-keys", rust),
                      (report.EXP_STARTUP, startup),
-                     ("11 tracepoint event with bpftrace attached",
-                      trace_attached),
+                     (report.EXP_TRACE, trace_attached),
                      ("12 Windows x86-64 under wine", windows),
                      (report.EXP_CALLS, static_calls)):
         guarded(results, name, fn)

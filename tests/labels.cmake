@@ -42,7 +42,7 @@ function(sk_label_test t)
     "^(i686|riscv64|aarch64|s390x)_cross_|^portable_backend_|^os_build_" cross
     "^static_variant_"                                      variant
     "^install_"                                             install
-    "^coexist_(gdb|valgrind|uprobes)_|^trace_(bpftrace|perf)$|^control_etcd_fleet$|^control_fuzz_libfuzzer$" external
+    "^coexist_(gdb|valgrind|uprobes)_|^trace_(bpftrace|perf|red_zone)$|^control_etcd_fleet$|^control_fuzz_libfuzzer$" external
     "_bench$|^bench_|^coexist_uprobes_"                     timing)
 
   # Tests that take minutes (sub-builds): started first, so that a parallel

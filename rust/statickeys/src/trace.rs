@@ -469,7 +469,7 @@ macro_rules! __trace_semaphore_ptr {
 }
 
 // The USDT probe: what sys/sdt.h's _SDT_PROBE writes, with the semaphore
-// given by address.  A NOP at "990:", and a note in ".note.stapsdt" of type
+// given by address.  A 5-byte NOP at "990:" (as the C header's), and a note in ".note.stapsdt" of type
 // 3 named "stapsdt": the NOP's address, the address of _.stapsdt.base
 // (tracers relocate by it, prelink-style), the semaphore's, the provider,
 // the name, and the arguments as "SIZE@OPERAND", here each a 64-bit
@@ -494,7 +494,13 @@ macro_rules! __usdt_probe {
                 ".size _.stapsdt.base, 1",
                 ".popsection",
                 ".endif",
-                "990: nop",
+                // The C header's site (trace.h, SK__SDT_SITE): a 5-byte NOP
+                // the kernel can turn into a call to its uprobe trampoline,
+                // with %rsp moved below the red zone around it so that the
+                // call writes nothing the function keeps there.
+                "lea -128(%rsp), %rsp",
+                "990: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00",
+                "lea 128(%rsp), %rsp",
                 ".pushsection .note.stapsdt, \"?\", @note",
                 ".balign 4",
                 ".4byte 992f - 991f, 994f - 993f, 3",
@@ -515,7 +521,9 @@ macro_rules! __usdt_probe {
                     in(reg) $crate::TraceArg::sdt_value($arg),
                 )*
                 sem = sym $sem,
-                options(att_syntax, nostack, preserves_flags, readonly),
+                // Not `nostack`: the site moves %rsp (and, while a tracer is
+                // attached, the kernel's call writes below it).
+                options(att_syntax, preserves_flags, readonly),
             );
         }
     };

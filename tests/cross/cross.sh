@@ -15,7 +15,8 @@
 # are added to the configure (-DSTATICKEYS_BACKEND=portable, say).
 #   tests    build, then run the C tests there (ctest) minus the excluded
 #            ones, each named with its reason (bench_smoke among them: every
-#            benchmark program in its tiny mode, a functional check only)
+#            benchmark program in its tiny mode, a functional check only;
+#            tortures 3 s each, SK_TORTURE_SECONDS and SKO_CHURN_SECONDS)
 #   install  cmake --install into a fresh prefix: the target's library, the
 #            same headers, pkg-config and CMake package files; a consumer
 #            built through each and run
@@ -109,6 +110,11 @@ tests)
       regexes+=("$name")
     done < "$here/$list.excluded"
   done
+  # The timed tortures and churns run 3 s each here, against 10 s in the
+  # host's own run: the port's proof is the same protocol and the same
+  # checks, and five ports at 10 s each were a sixth of `make test`.
+  export SK_TORTURE_SECONDS=${SK_TORTURE_SECONDS:-3}
+  export SKO_CHURN_SECONDS=${SKO_CHURN_SECONDS:-3}
   # ARCH.conf's test_env: settings every test runs with (it says why).
   for v in ${test_env:-}; do echo "environment: $v"; export "${v?}"; done
   cd "$xbuild"

@@ -191,6 +191,48 @@ static void allowed_once_unblocked(void)
 	CHECK(r == 0 && sites_on() == 0, "disable returned %d", r);
 }
 
+/* A thread made after the last full look at the threads, which blocks
+ * SIGTRAP and waits (it runs no site) until told to go. */
+static void *late_blocker(void *arg)
+{
+	sigset_t all, old;
+
+	pthread_setname_np(pthread_self(), "sk-late");
+	sigfillset(&all);
+	set_mask(SIG_BLOCK, &all, &old);
+	__atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE) == 1)
+		usleep(200);
+	set_mask(SIG_SETMASK, &old, NULL);
+	return NULL;
+}
+
+/* Found at once, not at the next full look (once a second): the thread
+ * count changed since the last update, so the new thread is read
+ * (threads_check.c: glibc's count of its threads, or /proc's). */
+static void new_blocker_found_at_once(void)
+{
+	pthread_t t;
+	int state = 0;
+
+	/* An update just now: the next one is well within the second. */
+	CHECK(UPDATE(sk_key_enable(&busy_key)) == 0 &&
+	      UPDATE(sk_key_disable(&busy_key)) == 0, "updates failed");
+	pthread_create(&t, NULL, late_blocker, &state);
+	while (!__atomic_load_n(&state, __ATOMIC_ACQUIRE))
+		usleep(50);
+	int r = UPDATE(sk_key_enable(&busy_key));
+	CHECK(r == -EBUSY, "enable with a new SIGTRAP-blocking thread returned "
+	      "%d, want -EBUSY", r);
+	CHECK(!sk_key_enabled(&busy_key) && sites_on() == 0,
+	      "the refused enable changed the key or its sites");
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	CHECK(UPDATE(sk_key_enable(&busy_key)) == 0 && sites_on() == NSITES,
+	      "enable after the new thread left failed");
+	CHECK(UPDATE(sk_key_disable(&busy_key)) == 0, "disable failed");
+}
+
 /* A thread that blocks everything for 1 ms (as glibc does around clone)
  * delays the update instead of failing it. */
 static void *brief_blocker(void *arg)
@@ -263,6 +305,7 @@ int main(int argc, char **argv)
 	} else {
 		refused_while_blocked();
 		allowed_once_unblocked();
+		new_blocker_found_at_once();
 		transient_block_waited_out();
 	}
 	__atomic_store_n(&command, STOP, __ATOMIC_RELEASE);

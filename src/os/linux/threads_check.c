@@ -17,14 +17,26 @@
  *
  * That read costs a few microseconds per thread, so it is not repeated on
  * every update while the wrappers are in effect.  The threads are looked at
- * when their number changed since the last clean scan (the link count of
- * /proc/self/task is 2 + the number of threads: one stat), and then only
- * the new ones; all of them while a blocking thread is known, and otherwise
- * at most once every REVALIDATE_NS, to catch a raw system call in an old
+ * when their number changed since the last clean scan, and then only the
+ * new ones; all of them while a blocking thread is known, and otherwise at
+ * most once every REVALIDATE_NS, to catch a raw system call in an old
  * thread.  An update therefore costs the same with 500 threads as with 1.
  * The hole: a thread that blocks SIGTRAP by a raw system call and runs a
  * changing site within REVALIDATE_NS of the last full scan is killed.
  * Without the wrappers every update reads every thread.
+ *
+ * The number of threads, on every update, without a system call where it
+ * can: glibc counts the threads its pthread_create() made (the main thread
+ * included, its own helper threads too) in __nptl_nthreads, the variable
+ * libthread_db reads for debuggers (found with dlsym before the first
+ * update takes the patch lock, threads_check.h; never linked to).  It
+ * is trusted only while it equals the number of entries of /proc/self/task
+ * at the last listing (read before and after it): a thread made by a raw
+ * clone() is not counted there, and a listing that shows one puts updates
+ * back on a stat() of /proc/PID/task (its link count is 2 + the number of
+ * threads; ~1.9 us, a third of a 1-site flip's floor) until a listing
+ * agrees again.  Without glibc (musl, a static program) the stat() is the
+ * count.
  *
  * glibc blocks all signals for a few microseconds inside pthread_create()
  * and for the duration of a vfork inside posix_spawn(); those threads run no
@@ -43,6 +55,7 @@
  * inspected; the update goes ahead and a warning says so once.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,6 +68,7 @@
 #include <unistd.h>
 
 #include "os/linux/sigmask_probe.h"
+#include "os/linux/threads_check.h"
 #include "os/os.h"
 #include "support/mem.h"
 #include "support/message.h"
@@ -114,6 +128,18 @@ struct tids {
 
 static char task_path_buf[32]; /* "/proc/PID/task"; "" after fork */
 
+/* glibc's count of its threads (libthread_db's __nptl_nthreads), NULL
+ * where there is none or until sk__threads_check_lookup() found it. */
+static const unsigned int *glibc_threads;
+static int glibc_looked_up;
+/* Whether glibc's count equalled /proc/self/task at the last listing:
+ * then the counts below are glibc's, else /proc/PID/task's link count. */
+static bool glibc_count_trusted;
+/* glibc's count was not yet looked up at the last listing (an update from
+ * a loader's constructor comes without sk__threads_check_lookup()): the
+ * next update lists the threads again, to see whether it can trust it. */
+static bool glibc_unknown_at_listing = true;
+
 /* /proc/PID/task rather than /proc/self/task: the "self" link costs a
  * third of the stat() (~2.2 us against ~2.8). */
 static const char *task_path(void)
@@ -127,8 +153,9 @@ static const char *task_path(void)
 static struct tids clean; /* sorted: accepted at the last scan */
 static struct tids listed; /* sorted: in /proc/self/task now */
 
-/* What the last accepted scan found: the link count of /proc/self/task
- * before it (-1: scan next time), when the last full scan ended, and the
+/* What the last accepted scan found: the thread count (glibc's, or the link
+ * count of /proc/self/task: glibc_count_trusted says which) as of its
+ * listing (-1: scan next time), when the last full scan ended, and the
  * thread refused for. */
 static long scanned_count = -1;
 static uint64_t full_scan_ns;
@@ -255,14 +282,37 @@ static int scan_threads(bool full, struct blocker *b)
 	return r ? r : found;
 }
 
-/* The scan was accepted: remember what it saw. */
-static void scan_accepted(long count, bool full)
+void sk__threads_check_lookup(void)
+{
+	if (__atomic_load_n(&glibc_looked_up, __ATOMIC_ACQUIRE))
+		return;
+	const unsigned int *p = dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+	__atomic_store_n(&glibc_threads, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&glibc_looked_up, 1, __ATOMIC_RELEASE);
+}
+
+static long glibc_count(void)
+{
+	const unsigned int *p = __atomic_load_n(&glibc_threads,
+						__ATOMIC_ACQUIRE);
+
+	return p ? (long)__atomic_load_n(p, __ATOMIC_ACQUIRE) : -1;
+}
+
+/* The scan was accepted: remember what it saw.  @glibc_before: glibc's
+ * count read before the listing. */
+static void scan_accepted(long glibc_before, bool full)
 {
 	struct tids t = clean;
+	long n = (long)listed.n;
 
+	/* Equal before and after the listing, and to it: no thread was being
+	 * made or ending, and every thread is one glibc counts. */
+	glibc_count_trusted = glibc_before == n && glibc_count() == n;
+	glibc_unknown_at_listing = glibc_before < 0;
 	clean = listed; /* the listing becomes the clean set ... */
 	listed = t;     /* ... and the old set's memory the next listing's */
-	scanned_count = count;
+	scanned_count = glibc_count_trusted ? n : n + 2; /* + "." and ".." */
 	if (full)
 		full_scan_ns = sk__now_ns();
 }
@@ -273,26 +323,40 @@ void sk__os_trap_after_fork_child(void)
 	clean.n = 0;
 	task_path_buf[0] = '\0';
 	scanned_count = -1;
+	glibc_count_trusted = false;
+	glibc_unknown_at_listing = true;
 	refused_tid = 0;
 }
 
 enum scan { SCAN_NONE, SCAN_NEW, SCAN_FULL };
 
-/* Which scan this update needs; *count is the link count of
- * /proc/self/task now (2 + the number of threads), -1 if unknown: a
- * stat() by path, which opens no descriptor. */
-static enum scan scan_needed(long *count)
+/* The number of threads now, in the unit scanned_count holds: glibc's
+ * count while it is trusted (no system call), else the link count of
+ * /proc/self/task (2 + the number of threads: a stat() by path, which
+ * opens no descriptor); -1 if unknown. */
+static long thread_count(void)
 {
 	struct stat st;
 
-	*count = -1;
-	if (stat(task_path(), &st) != 0)
-		return SCAN_FULL;
-	*count = (long)st.st_nlink;
+	if (glibc_count_trusted)
+		return glibc_count();
+	return stat(task_path(), &st) == 0 ? (long)st.st_nlink : -1;
+}
+
+/* Which scan this update needs; *glibc_before: glibc's count now, for
+ * scan_accepted(). */
+static enum scan scan_needed(long *glibc_before)
+{
+	*glibc_before = glibc_count(); /* -1 until looked up */
 	if (!sk__sigmask_wrappers_active() || refused_tid ||
 	    sk__now_ns() - full_scan_ns > REVALIDATE_NS)
 		return SCAN_FULL;
-	return *count != scanned_count ? SCAN_NEW : SCAN_NONE;
+	long count = thread_count();
+	if (count < 0)
+		return SCAN_FULL;
+	if (glibc_unknown_at_listing && *glibc_before >= 0)
+		return SCAN_NEW;
+	return count != scanned_count ? SCAN_NEW : SCAN_NONE;
 }
 
 /* Why a thread can block SIGTRAP in this process, for the message. */
@@ -321,12 +385,12 @@ int sk__os_trap_update_allowed(void)
 	static long last_warned;
 	struct blocker b;
 	bool warn = current_policy() == POLICY_WARN;
-	long pause = FIRST_PAUSE_NS, count;
+	long pause = FIRST_PAUSE_NS, glibc_before;
 	int linked = sk__sigmask_link_check(); /* a static program's link */
 
 	if (linked)
 		return linked;
-	enum scan need = scan_needed(&count);
+	enum scan need = scan_needed(&glibc_before);
 
 	if (need == SCAN_NONE)
 		return 0;
@@ -349,7 +413,7 @@ int sk__os_trap_update_allowed(void)
 		return 0;
 	}
 	if (r == 0) {
-		scan_accepted(count, full);
+		scan_accepted(glibc_before, full);
 		refused_tid = 0;
 		return 0;
 	}
@@ -357,7 +421,7 @@ int sk__os_trap_update_allowed(void)
 		/* Accepted: cached as a clean scan would be, so that such a
 		 * thread (a timer helper, say) does not make every update
 		 * scan. */
-		scan_accepted(count, full);
+		scan_accepted(glibc_before, full);
 		if (b.tid != last_warned) /* once per thread, not per update */
 			sk__warn("thread %ld (\"%s\") blocks SIGTRAP; updating "
 				 "anyway (STATICKEYS_BLOCKED_SIGTRAP=warn): it "

@@ -20,6 +20,7 @@
 
 #include "os/linux/sigmask.h"
 #include "os/linux/sigmask_probe.h"
+#include "os/linux/threads_check.h"
 #include "os/os.h"
 #include "support/inject.h"
 #include "support/stats.h"
@@ -192,6 +193,7 @@ void sk__os_trap_before_lock(void)
 	 * link sigmask.c into programs linked without it.) */
 	sk__sigmask_lookup();
 #endif
+	sk__threads_check_lookup();
 }
 
 /* Priority 101 (with the objects' registration): before ordinary

@@ -14,9 +14,18 @@
  * flip, floor, flip, floor, ... (each flip timed on its own, enable and
  * disable pooled), so load on a shared machine falls on both alike; the
  * ratio of the medians is the figure.
+ *
+ * Then the same with busy cores (default writer): 0, 1, 3, 7 and 15 other
+ * threads, as many as the machine has CPUs besides the updater's, each
+ * running the key's site in a loop.  A thread that meets the int3 traps and
+ * is resumed by the handler (the traps per flip are counted), and each core
+ * sync interrupts the running threads' CPUs, where the floor's interrupts
+ * the same CPUs but no thread traps: the rows say what running code costs
+ * a flip.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/membarrier.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +120,98 @@ static void emit(struct json *j, const char *writer, const struct pair *p)
 	json_end(j);
 }
 
+/* Threads running the 1-site key's site until told to stop. */
+struct busy {
+	const struct site_group *g;
+	int stop;
+	unsigned long runs;
+};
+
+static void *busy_thread(void *arg)
+{
+	struct busy *b = arg;
+
+	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
+		b->g->fn[0]();
+		__atomic_fetch_add(&b->runs, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static const long busy_counts[] = { 0, 1, 3, 7, 15 };
+
+/* One row: @n busy threads, @rounds alternating flips and floors. */
+static int busy_row(struct json *j, const struct site_group *g, int fd,
+		    long n, long rounds)
+{
+	pthread_t t[15];
+	struct busy b = { g, 0, 0 };
+	struct pair p = { 0 };
+	struct sk_stats before, after;
+	long started = 0;
+	int r = 0;
+
+	for (; started < n && r == 0; started++)
+		r = -pthread_create(&t[started], NULL, busy_thread, &b);
+	if (r)
+		started--;
+	/* Every thread running the site before the first timed flip. */
+	while (r == 0 && __atomic_load_n(&b.runs, __ATOMIC_RELAXED) <
+				 (unsigned long)(1000 * n))
+		sched_yield();
+	if (r == 0)
+		r = sk_stats_get(&before);
+	for (long i = 0; i < rounds && r == 0; i++)
+		r = round_of(g, false, fd, &p);
+	if (r == 0)
+		r = sk_stats_get(&after);
+	__atomic_store_n(&b.stop, 1, __ATOMIC_RELAXED);
+	for (long i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	if (r == 0) {
+		double flip = samples_median(&p.flip);
+		double fl = samples_median(&p.floor);
+		double traps = p.flip.n ? (double)(after.traps_handled -
+						   before.traps_handled) /
+						  (double)p.flip.n
+					: 0;
+		printf("%6ld %10.2f %10.2f %7.2fx %12.2f\n", n, flip, fl,
+		       fl > 0 ? flip / fl : 0, traps);
+		json_object(j, NULL);
+		json_int(j, "busy_threads", n);
+		json_num(j, "flip_median_us", flip);
+		json_num(j, "floor_median_us", fl);
+		json_num(j, "ratio", fl > 0 ? flip / fl : 0);
+		json_num(j, "traps_per_flip", traps);
+		json_int(j, "flips", (long long)p.flip.n);
+		json_end(j);
+	}
+	samples_free(&p.flip);
+	samples_free(&p.floor);
+	return r;
+}
+
+/* The busy-core rows: as many busy threads as there are other CPUs. */
+static int busy_rows(struct json *j, const struct site_group *g, int fd,
+		     long rounds)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int r = bench_set_mode("batched");
+
+	printf("1-site flip against its floor with busy threads running the "
+	       "site (default writer, %ld CPUs)\n", cpus);
+	printf("%6s %10s %10s %8s %12s\n", "busy", "flip_us", "floor_us",
+	       "ratio", "traps/flip");
+	json_int(j, "cpus", cpus);
+	json_array(j, "busy");
+	for (size_t i = 0; i < sizeof(busy_counts) / sizeof(busy_counts[0]) &&
+			   r == 0; i++)
+		if (busy_counts[i] < cpus)
+			r = busy_row(j, g, fd, busy_counts[i], rounds);
+	json_end(j);
+	return r;
+}
+
 int exp_flip_floor(int argc, char **argv, struct json *j)
 {
 	long rounds = opt_long(argc, argv, "--rounds", 500);
@@ -139,6 +240,8 @@ int exp_flip_floor(int argc, char **argv, struct json *j)
 		samples_free(&p[w].flip);
 		samples_free(&p[w].floor);
 	}
+	if (r == 0)
+		r = busy_rows(j, g, fd, rounds);
 	json_end(j);
 	(void)bench_set_mode("batched");
 	if (fd >= 0)

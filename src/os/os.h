@@ -368,7 +368,7 @@ typedef uintptr_t (*sk__trap_resume_fn)(uintptr_t pc);
 void sk__os_trap_init(sk__trap_resume_fn resume);
 /* sk__os_trap_before_lock - before the patch lock is taken for an update:
  * whatever the delivery must ask the dynamic linker first (Linux: the
- * signal-mask wrappers' lookups, and glibc's count of its threads). */
+ * signal-mask wrappers' lookups). */
 void sk__os_trap_before_lock(void);
 /* sk__os_trap_install - before each batch: make sure our handler is the
  * installed one (Linux: the SIGTRAP handler, chaining to whatever was

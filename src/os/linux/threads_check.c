@@ -28,8 +28,8 @@
  * The number of threads, on every update, without a system call where it
  * can: glibc counts the threads its pthread_create() made (the main thread
  * included, its own helper threads too) in __nptl_nthreads, the variable
- * libthread_db reads for debuggers (found with dlsym before the first
- * update takes the patch lock, threads_check.h; never linked to).  It
+ * libthread_db reads for debuggers (found with dlsym at start-up,
+ * threads_check.h; never linked to).  It
  * is trusted only while it equals the number of entries of /proc/self/task
  * at the last listing (read before and after it): a thread made by a raw
  * clone() is not counted there, and a listing that shows one puts updates
@@ -136,8 +136,8 @@ static int glibc_looked_up;
  * then the counts below are glibc's, else /proc/PID/task's link count. */
 static bool glibc_count_trusted;
 /* glibc's count was not yet looked up at the last listing (an update from
- * a loader's constructor comes without sk__threads_check_lookup()): the
- * next update lists the threads again, to see whether it can trust it. */
+ * a constructor that ran before the runtime's set-up): the next update
+ * lists the threads again, to see whether it can trust it. */
 static bool glibc_unknown_at_listing = true;
 
 /* /proc/PID/task rather than /proc/self/task: the "self" link costs a

@@ -7,11 +7,12 @@
 #ifndef SK_OS_LINUX_THREADS_CHECK_H
 #define SK_OS_LINUX_THREADS_CHECK_H
 
-/* sk__threads_check_lookup - once, before the patch lock is taken
- * (trap_signal.c's sk__os_trap_before_lock): find glibc's count of its
- * threads.  dlsym() takes the dynamic linker's lock, which a dlopen() in
- * another thread holds while its constructors wait for the patch lock, so
- * it must never be called under the patch lock. */
+/* sk__threads_check_lookup - once, at start-up (trap_signal.c's set-up,
+ * from a constructor): find glibc's count of its threads.  Never later:
+ * dlsym() takes the dynamic linker's lock, which a dlopen() in another
+ * thread holds while its constructors wait for the patch lock, and it is
+ * not async-signal-safe, while an update may come from a signal handler
+ * (ThreadSanitizer caught the first version doing both). */
 void sk__threads_check_lookup(void);
 
 #endif /* SK_OS_LINUX_THREADS_CHECK_H */

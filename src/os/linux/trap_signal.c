@@ -176,6 +176,7 @@ static void sigmask_setup(void)
 	sk__sigmask_ready(); /* and, from the static library, sigmask.c */
 #endif
 	sk__sigmask_probe_start();
+	sk__threads_check_lookup();
 }
 
 void sk__os_trap_init(sk__trap_resume_fn resume)
@@ -193,7 +194,6 @@ void sk__os_trap_before_lock(void)
 	 * link sigmask.c into programs linked without it.) */
 	sk__sigmask_lookup();
 #endif
-	sk__threads_check_lookup();
 }
 
 /* Priority 101 (with the objects' registration): before ordinary

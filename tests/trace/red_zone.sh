@@ -3,8 +3,8 @@
 # red_zone.sh PROG - bpftrace attached to our USDT probe site (red_zone.c)
 # counts every event, and nothing below the probing function's stack pointer
 # changes while it does.  A bare 5-byte NOP probe beside it is the negative
-# control: where the kernel turns a uprobe on it into a call (Linux since
-# 2025; 6.18 here), its red zone does change, which shows the check sees such writes.
+# control: where the kernel turns a uprobe on it into a call (Linux 6.18
+# here), its red zone does change, which shows the check sees such writes.
 set -u
 prog=$1
 n=20000

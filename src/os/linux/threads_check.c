@@ -129,16 +129,11 @@ struct tids {
 static char task_path_buf[32]; /* "/proc/PID/task"; "" after fork */
 
 /* glibc's count of its threads (libthread_db's __nptl_nthreads), NULL
- * where there is none or until sk__threads_check_lookup() found it. */
+ * where there is none; found at start-up, before any update. */
 static const unsigned int *glibc_threads;
-static int glibc_looked_up;
 /* Whether glibc's count equalled /proc/self/task at the last listing:
  * then the counts below are glibc's, else /proc/PID/task's link count. */
 static bool glibc_count_trusted;
-/* glibc's count was not yet looked up at the last listing (an update from
- * a constructor that ran before the runtime's set-up): the next update
- * lists the threads again, to see whether it can trust it. */
-static bool glibc_unknown_at_listing = true;
 
 /* /proc/PID/task rather than /proc/self/task: the "self" link costs a
  * third of the stat() (~2.2 us against ~2.8). */
@@ -284,11 +279,9 @@ static int scan_threads(bool full, struct blocker *b)
 
 void sk__threads_check_lookup(void)
 {
-	if (__atomic_load_n(&glibc_looked_up, __ATOMIC_ACQUIRE))
-		return;
 	const unsigned int *p = dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+
 	__atomic_store_n(&glibc_threads, p, __ATOMIC_RELEASE);
-	__atomic_store_n(&glibc_looked_up, 1, __ATOMIC_RELEASE);
 }
 
 static long glibc_count(void)
@@ -309,7 +302,6 @@ static void scan_accepted(long glibc_before, bool full)
 	/* Equal before and after the listing, and to it: no thread was being
 	 * made or ending, and every thread is one glibc counts. */
 	glibc_count_trusted = glibc_before == n && glibc_count() == n;
-	glibc_unknown_at_listing = glibc_before < 0;
 	clean = listed; /* the listing becomes the clean set ... */
 	listed = t;     /* ... and the old set's memory the next listing's */
 	scanned_count = glibc_count_trusted ? n : n + 2; /* + "." and ".." */
@@ -324,7 +316,6 @@ void sk__os_trap_after_fork_child(void)
 	task_path_buf[0] = '\0';
 	scanned_count = -1;
 	glibc_count_trusted = false;
-	glibc_unknown_at_listing = true;
 	refused_tid = 0;
 }
 
@@ -347,15 +338,13 @@ static long thread_count(void)
  * scan_accepted(). */
 static enum scan scan_needed(long *glibc_before)
 {
-	*glibc_before = glibc_count(); /* -1 until looked up */
+	*glibc_before = glibc_count(); /* -1 without glibc's count */
 	if (!sk__sigmask_wrappers_active() || refused_tid ||
 	    sk__now_ns() - full_scan_ns > REVALIDATE_NS)
 		return SCAN_FULL;
 	long count = thread_count();
 	if (count < 0)
 		return SCAN_FULL;
-	if (glibc_unknown_at_listing && *glibc_before >= 0)
-		return SCAN_NEW;
 	return count != scanned_count ? SCAN_NEW : SCAN_NONE;
 }
 

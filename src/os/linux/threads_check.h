@@ -8,7 +8,8 @@
 #define SK_OS_LINUX_THREADS_CHECK_H
 
 /* sk__threads_check_lookup - once, at start-up (trap_signal.c's set-up,
- * from a constructor): find glibc's count of its threads.  Never later:
+ * which the runtime's initialisation runs before any update): find glibc's
+ * count of its threads.  Never later:
  * dlsym() takes the dynamic linker's lock, which a dlopen() in another
  * thread holds while its constructors wait for the patch lock, and it is
  * not async-signal-safe, while an update may come from a signal handler

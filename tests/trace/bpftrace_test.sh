@@ -12,11 +12,7 @@ traced=$1 plugin=${2:-}
 n=5000
 . "$(dirname "$0")/tracer_skips.sh"
 skip_unless_traceable "$traced"
-command -v bpftrace >/dev/null || { echo "SKIPPED: bpftrace is not installed"; exit 77; }
-if ! out=$(timeout 20 bpftrace -e 'BEGIN { exit(); }' 2>&1); then
-	echo "SKIPPED: BPF is not permitted here (bpftrace: ${out##*$'\n'})"
-	exit 77
-fi
+skip_unless_bpftrace
 tmp=$(mktemp -d) pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 

@@ -11,11 +11,7 @@ n=20000
 . "$(dirname "$0")/tracer_skips.sh"
 skip_unless_traceable "$prog"
 [ "$(uname -m)" = x86_64 ] || { echo "SKIPPED: the 5-byte NOP probe site is x86-64's"; exit 77; }
-command -v bpftrace >/dev/null || { echo "SKIPPED: bpftrace is not installed"; exit 77; }
-if ! out=$(timeout 20 bpftrace -e 'BEGIN { exit(); }' 2>&1); then
-	echo "SKIPPED: BPF is not permitted here (bpftrace: ${out##*$'\n'})"
-	exit 77
-fi
+skip_unless_bpftrace
 tmp=$(mktemp -d) pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 "$prog" $n >"$tmp/out" 2>&1 &

@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # tracer_skips.sh - sourced by the tests that attach a real tracer
-# (bpftrace_test.sh, perf_test.sh), for C and Rust programs alike.
+# (bpftrace_test.sh, perf_test.sh, red_zone.sh), for C and Rust programs
+# alike.
+#
+# skip_unless_bpftrace exits 77 (skipped) with the reason unless bpftrace
+# is installed and may load BPF programs here.
 #
 # skip_unless_traceable PROGRAM exits 77 (skipped) with the reason unless
 # this machine's tracers can attach to PROGRAM: it must be built for this
@@ -15,4 +19,13 @@ skip_unless_traceable() {
 	esac
 	LC_ALL=C readelf -n "$prog" 2>/dev/null | grep -q 'NT_STAPSDT' ||
 		{ echo "SKIPPED: $prog has no USDT note (a C program built without sys/sdt.h)"; exit 77; }
+}
+
+skip_unless_bpftrace() {
+	local out
+	command -v bpftrace >/dev/null || { echo "SKIPPED: bpftrace is not installed"; exit 77; }
+	if ! out=$(timeout 20 bpftrace -e 'BEGIN { exit(); }' 2>&1); then
+		echo "SKIPPED: BPF is not permitted here (bpftrace: ${out##*$'\n'})"
+		exit 77
+	fi
 }

@@ -80,29 +80,25 @@ static __attribute__((noinline)) double fire_usdt(long n)
  * 10-byte NOP, which kernels from late 2026 turn into a call.  The note is
  * trace.h's; only its site changes.
  */
-SK__TP_SEMAPHORE_DEF(bench, nop5);
-SK__TP_SEMAPHORE_DEF(bench, nop10);
+/* fire_NAME(n): n events of bench:NAME under its semaphore, with the site
+ * SK__SDT_SITE is where the macro is used; ns per event. */
+#define FIRE_FORM(name)                                                      \
+	SK__TP_SEMAPHORE_DEF(bench, name);                                   \
+	static __attribute__((noinline)) double fire_##name(long n)          \
+	{                                                                    \
+		double t0 = now_ns();                                        \
+		for (long i = 0; i < n; i++)                                 \
+			if (__builtin_expect(SK__TP_SEM(bench, name), 0))    \
+				SK__SDT_PROBE(bench, name, i);               \
+		return (now_ns() - t0) / n;                                  \
+	}
 #undef SK__SDT_SITE
 #define SK__SDT_SITE "990: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-static __attribute__((noinline)) double fire_nop5(long n)
-{
-	double t0 = now_ns();
-	for (long i = 0; i < n; i++)
-		if (__builtin_expect(SK__TP_SEM(bench, nop5), 0))
-			SK__SDT_PROBE(bench, nop5, i);
-	return (now_ns() - t0) / n;
-}
+FIRE_FORM(nop5)
 #undef SK__SDT_SITE
 #define SK__SDT_SITE                                                         \
 	"990: .byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
-static __attribute__((noinline)) double fire_nop10(long n)
-{
-	double t0 = now_ns();
-	for (long i = 0; i < n; i++)
-		if (__builtin_expect(SK__TP_SEM(bench, nop10), 0))
-			SK__SDT_PROBE(bench, nop10, i);
-	return (now_ns() - t0) / n;
-}
+FIRE_FORM(nop10)
 #define HAVE_FORMS 1
 #else
 #define HAVE_FORMS 0

@@ -75,29 +75,28 @@ static int changed(const unsigned long *w)
 	return n;
 }
 
+/* fire_NAME(arg): one event of sktrz:NAME, with the site SK__SDT_SITE is
+ * where the macro is used; the words of the red zone that changed. */
+#define RZ_FIRE(name)                                                        \
+	static __attribute__((noinline)) int fire_##name(long arg)           \
+	{                                                                    \
+		unsigned long w[RZ_WORDS], t;                                \
+		__asm__ __volatile__(RZ_FILL SK__SDT_BODY(sktrz, name, 1)    \
+					     RZ_COPY                         \
+				     : [t] "=&r"(t)                          \
+				     : [out] "r"(w),                         \
+				       SK__SDT_OPERANDS(1)(arg)              \
+				     : "memory");                            \
+		return changed(w);                                           \
+	}
+
 /* Our site, from trace.h. */
-static __attribute__((noinline)) int fire_ours(long arg)
-{
-	unsigned long w[RZ_WORDS], t;
-	__asm__ __volatile__(RZ_FILL SK__SDT_BODY(sktrz, ours, 1) RZ_COPY
-			     : [t] "=&r"(t)
-			     : [out] "r"(w), SK__SDT_OPERANDS(1)(arg)
-			     : "memory");
-	return changed(w);
-}
+RZ_FIRE(ours)
 
 /* The control: the same note, a bare 5-byte NOP as the site. */
 #undef SK__SDT_SITE
 #define SK__SDT_SITE "990: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-static __attribute__((noinline)) int fire_bare(long arg)
-{
-	unsigned long w[RZ_WORDS], t;
-	__asm__ __volatile__(RZ_FILL SK__SDT_BODY(sktrz, bare, 1) RZ_COPY
-			     : [t] "=&r"(t)
-			     : [out] "r"(w), SK__SDT_OPERANDS(1)(arg)
-			     : "memory");
-	return changed(w);
-}
+RZ_FIRE(bare)
 
 static __attribute__((noinline)) void fire_done(long arg)
 {

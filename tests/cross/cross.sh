@@ -84,10 +84,17 @@ else
 fi
 
 jobs=${SK_CROSS_JOBS:-2}
+# RelWithDebInfo's optimization without its debug information: nothing in a
+# port's run reads DWARF (symbol names come from the symbol table; the
+# debuggers run against the host's build), and writing it was a sixth of
+# each port's compile time.
+port_flags="-O2 -DNDEBUG"
 build() {
   "$cmake" -S "$src" -B "$xbuild" \
     "${configure_args[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSK_CROSS_SUBBUILD=ON \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="$port_flags" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$port_flags" \
     "${extra_cmake_args[@]}" \
     > "$xbuild.configure.log" 2>&1 ||
     { cat "$xbuild.configure.log"; fail "configure"; }

@@ -9,7 +9,8 @@
 #   test-system   cargo test against this build's libstatickeys installed
 #                 into BUILD_DIR/rust-prefix and found by pkg-config
 #   test-lto      cargo test --release with fat LTO (bundled): sites,
-#                 key listings and the constructor must survive LTO
+#                 key listings, static calls and the constructor must
+#                 survive LTO (basic, mixed, torture, static_call)
 #   test-crt-static  cargo test with -C target-feature=+crt-static (bundled):
 #                 fully static test programs
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
@@ -155,8 +156,14 @@ test-system)
   STATICKEYS_SYS_SYSTEM=1 "$cargo" test --workspace -- "${targs[@]}"
   ;;
 test-lto)
+  # The programs whose sites and static calls fat LTO can move across
+  # crates and inline: the API with its sites (basic), Rust and C sites in
+  # one program (mixed), the torture and static calls.  Each is a fat-LTO
+  # link of its own; the other four (unit tests, no_sites, trace) added
+  # half of this step's time and run unoptimized in test-bundled.
   STATICKEYS_SYS_BUNDLED=1 CARGO_PROFILE_RELEASE_LTO=fat \
-    "$cargo" test --release --tests -p statickeys -p statickeys-test-mixed -- "${targs[@]}"
+    "$cargo" test --release -p statickeys -p statickeys-test-mixed \
+    --test basic --test mixed --test torture --test static_call -- "${targs[@]}"
   ;;
 test-crt-static)
   # Fully static test programs (-C target-feature=+crt-static, static-pie on

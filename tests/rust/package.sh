@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # tests/rust/package.sh STEP CARGO BUILD_DIR SOURCE_DIR (run by cargo.sh)
 #
-#   package  `cargo package --workspace` with its verification builds, no
-#            libstatickeys visible to pkg-config: statickeys-sys must build
-#            from the C sources it carries.  The .crate must hold every file
+#   package  `cargo package --workspace`, no libstatickeys visible to
+#            pkg-config: statickeys-sys must build from the C sources it
+#            carries.  The .crate must hold every file
 #            src/sources.txt names (every architecture) and every public
 #            header, as files.  Then a new project depending on the two
 #            packaged crates (as from crates.io) builds and runs its
@@ -12,6 +12,7 @@
 #            blocks every signal while keys flip); the same built for
 #            x86_64-unknown-linux-musl (fully static, as Rust ships musl
 #            programs), where that target's std and musl-gcc are installed.
+#            Building them must change none of the unpacked files.
 #   prefix   this build installed into a prefix the loader does not search,
 #            found with PKG_CONFIG_PATH as the C instructions say: the
 #            program runs (the static library is linked); with only the
@@ -64,20 +65,15 @@ case $step in
 package)
 	mkdir "$tmp/no-pc"
 	export PKG_CONFIG_LIBDIR=$tmp/no-pc # no installed runtime in sight
-	# `cargo package --workspace` verifies statickeys against the packed
-	# statickeys-sys as a registry crate, which cargo takes to never change
-	# while its version does not: (1) it unpacks it into the cargo home's
-	# registry/src/-HASH/ (the name depends on the target directory's path
-	# alone) and uses an earlier run's copy there as it is, and (2) it
-	# keeps the earlier run's compiled statickeys-sys.  Either way the
-	# crate would be verified against an older statickeys-sys.  So the
-	# packing has a target directory of its own, emptied first, and the
-	# unpacked copies go (local registries' names start with '-',
-	# crates.io's do not; cargo unpacks them again).
+	# --no-verify: cargo's verification builds the packed crates once
+	# (statickeys against the packed statickeys-sys as a registry crate,
+	# unpacked into the cargo home); the consumer below builds, tests and
+	# runs the unpacked crates themselves, and then checks that the build
+	# changed none of their files, which is what verification adds.  The
+	# packing has a target directory of its own, emptied first.
 	export CARGO_TARGET_DIR=$build/rust-package-target
-	rm -rf "$CARGO_TARGET_DIR" "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/statickeys-0.1.0 \
-		"${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/statickeys-sys-0.1.0
-	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty) >"$tmp/package.log" 2>&1 || true
+	rm -rf "$CARGO_TARGET_DIR"
+	(cd "$src/rust" && "$cargo" package --workspace --allow-dirty --no-verify) >"$tmp/package.log" 2>&1 || true
 	grep -vE '^\s+(Compiling|Packaging|Verifying|Packaged|Finished|Updating|Locking|Adding)' "$tmp/package.log" || true
 	# A manifest without documentation, homepage, repository or license is
 	# what cargo warns about (crates.io shows them on the crate's page); the
@@ -101,9 +97,14 @@ package)
 	done
 	echo "both crates carry LICENSE-MIT, LICENSE-APACHE and documentation"
 	package_contents "$pkgdir/statickeys-sys-0.1.0.crate"
+	unpacked_sums() { (cd "$tmp" && find statickeys-0.1.0 statickeys-sys-0.1.0 -type f -print0 |
+		sort -z | xargs -0 sha256sum); }
+	unpacked_sums >"$tmp/sums.before"
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" test -q
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q
 	consumer "$tmp/statickeys-0.1.0" "$tmp/statickeys-sys-0.1.0" run -q --bin blocked_signals
+	unpacked_sums | diff "$tmp/sums.before" - ||
+		fail "building the packed crates changed their sources (above)"
 	grep -q 'cargo:build=bundled' "$ctarget"/debug/build/statickeys-sys-*/output ||
 		fail "the consumer did not build the bundled runtime"
 	passed=4 musl=x86_64-unknown-linux-musl

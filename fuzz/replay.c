@@ -149,8 +149,13 @@ int main(int argc, char **argv)
 			mutate(buf, &n);
 		LLVMFuzzerTestOneInput(buf, n);
 	}
-	printf("replayed %zu seeds and %ld generated inputs: no crash, no "
-	       "sanitizer report\n", nseeds, generated);
+#if defined(__SANITIZE_ADDRESS__)
+	const char *checked = "no crash, no sanitizer report";
+#else
+	const char *checked = "no crash (built without sanitizers)";
+#endif
+	printf("replayed %zu seeds and %ld generated inputs: %s\n", nseeds,
+	       generated, checked);
 	free(buf);
 	return 0;
 }

@@ -28,7 +28,7 @@ const struct site_group *site_group_by_sites(size_t n)
 {
 	static const struct site_group *const all[] = {
 		upd1_groups, upd56_groups, upd1000_groups,
-#if !SK_BENCH_NO_10K /* not built in make test's sub-builds */
+#if !SK_BENCH_NO_10K /* built only for the report (Release: bench/CMakeLists.txt) */
 		upd10000_groups,
 #endif
 	};

@@ -54,11 +54,11 @@ $cc ${link:+-$link} "$build.probe.c" -o "$build.probe" 2>/dev/null ||
   skip "$cc ${link:+-$link} cannot link a program (no static C library:" \
        "libc6-dev)"
 
-targets="core_selftest core_torture_procmem core_torture_mprotect
+targets="core_selftest core_torture
   core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
   faults_model_plugin faults_signals faults_handler_updates faults_process_model control_socket
-  static_call_basic static_call_kernel_selftest static_call_torture_procmem
-  static_call_torture_mprotect skctl skdemo"
+  static_call_basic static_call_kernel_selftest static_call_torture skctl
+  skdemo"
 # control_static_calls runs skdemo and skctl (built above).
 tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e|control_static_calls|static_call_(basic|kernel_selftest|torture_procmem|torture_mprotect))$'
 left_out=()
@@ -66,8 +66,12 @@ left_out=()
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")
 exclude=$(printf '%s\n' "${left_out[@]}" | sed 's/:.*//' | paste -sd'|')
 
+# RelWithDebInfo's optimization without its debug information, as in the
+# ports' sub-builds (tests/cross/cross.sh): nothing in these runs reads it.
 CC=$cc "$cmake" -S "$src" -B "$build" -DSTATICKEYS_TEST_LINK=$link \
   -DSTATICKEYS_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
   > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; fail "configure"; }
 # shellcheck disable=SC2086
@@ -89,7 +93,7 @@ wrap=$(sed -n 's/^Libs.private: //p' "$build/statickeys.pc" | sed 's/-ldl//')
 echo "built ($variant, $($cc --version | head -1)): $build"
 
 # The torture once more with the fallback core sync (mprotect).
-torture=$(find "$build/tests" -name core_torture_procmem -type f | head -1)
+torture=$(find "$build/tests" -name core_torture -type f | head -1)
 STATICKEYS_SYNC=mprotect SK_TORTURE_SECONDS=0.5 "$torture" ||
   fail "torture with STATICKEYS_SYNC=mprotect"
 

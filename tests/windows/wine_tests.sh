@@ -26,6 +26,8 @@ echo "compiler: $(x86_64-w64-mingw32-gcc --version | head -1)"
 echo "emulator: $("$wine" --version)"
 
 mkdir -p "$(dirname "$xbuild")"
+# RelWithDebInfo's optimization without its debug information, as in the
+# ports' sub-builds (tests/cross/cross.sh): nothing here reads it.
 # Wine's own prefix (its C: drive and registry) beside the build, made by
 # the first program run (some seconds), not in the user's home.
 export WINEPREFIX=${WINEPREFIX:-$(dirname "$xbuild")/wineprefix}
@@ -33,6 +35,8 @@ export WINEDEBUG=${WINEDEBUG:--all}
 "$cmake" -S "$src" -B "$xbuild" \
   -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/x86_64-w64-mingw32.cmake" \
   -DSK_WINE="$wine" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSK_CROSS_SUBBUILD=ON \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
   > "$xbuild.configure.log" 2>&1 || { tail -30 "$xbuild.configure.log"; fail "configure"; }
 grep 'statickeys backend' "$xbuild.configure.log" | sed 's/^-- //'
 "$cmake" --build "$xbuild" -j "${SK_CROSS_JOBS:-2}" > "$xbuild.build.log" 2>&1 ||

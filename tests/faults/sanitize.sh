@@ -19,9 +19,14 @@ kind=$1 src=$2 dir=$3 cmake=$4 ctest=$5 cc=$6 cxx=$7
 shift 7
 here=$(cd "$(dirname "$0")" && pwd)
 
+# Line tables only (-g1): what a sanitizer's report needs for file:line,
+# at a fraction of full debug information's compile time.
 case $kind in
 asan)
 	flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+	# -O1, as AddressSanitizer's own documentation runs it: most of the
+	# speed of -O2 for a third less compiling of an instrumented tree.
+	opt="-O1 -g1 -DNDEBUG"
 	# Leak checking needs ptrace-like thread suspension, often refused in
 	# containers; leaks are not what this build is for.
 	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
@@ -29,6 +34,7 @@ asan)
 	;;
 tsan)
 	flags="-fsanitize=thread"
+	opt="-O2 -g1 -DNDEBUG"
 	# die_after_fork=0: the fork tests fork multi-threaded processes on
 	# purpose; their children only run sites and flip keys.
 	export TSAN_OPTIONS="suppressions=$here/tsan.supp:halt_on_error=1:die_after_fork=0:second_deadlock_stack=1"
@@ -59,6 +65,7 @@ if ! "$cc" $flags "$probe/p.c" -o "$probe/p" 2>/dev/null || ! "$probe/p"; then
 fi
 
 "$cmake" -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DCMAKE_C_FLAGS_RELWITHDEBINFO="$opt" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" \
 	-DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
 	-DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
 	-DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \

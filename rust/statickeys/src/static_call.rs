@@ -28,6 +28,42 @@
 //! `NAME::change(f)` for [`commit_calls`], which changes keys and static
 //! calls in one batch.
 //!
+//! Two more forms, as the kernel's `DEFINE_STATIC_CALL_NULL` and
+//! `DEFINE_STATIC_CALL_RET0`:
+//!
+//! ```
+//! use statickeys::{define_static_call, static_call};
+//!
+//! fn audit(event: u32) { println!("event {event}"); }
+//! fn twice(x: u32) -> u32 { 2 * x }
+//!
+//! // No target: a call does nothing (the kernel's static_call_cond), for
+//! // functions that return nothing.
+//! define_static_call!(pub AUDIT: fn(event: u32) = None);
+//! // Returns the type's default (0) until updated: `return0`.
+//! define_static_call!(pub SCALE: fn(x: u32) -> u32 = return0);
+//!
+//! fn main() {
+//!     static_call!(AUDIT)(1);                 // nothing is called
+//!     AUDIT::update(Some(audit)).unwrap();
+//!     static_call!(AUDIT)(2);                 // prints "event 2"
+//!     AUDIT::update(None).unwrap();
+//!     assert!(AUDIT::query().is_none());
+//!
+//!     assert_eq!(static_call!(SCALE)(21), 0);
+//!     SCALE::update(twice).unwrap();
+//!     assert_eq!(static_call!(SCALE)(21), 42);
+//!     SCALE::update_return0().unwrap();
+//!     assert_eq!(static_call!(SCALE)(21), 0);
+//! }
+//! ```
+//!
+//! A `None` static call's module has `update(Option<fn>)`,
+//! `change(Option<fn>)` and `query() -> Option<fn>`; a `return0` one adds
+//! `update_return0()` and `change_return0()`.  `return0` is a Rust function
+//! the macro defines, returning `Default::default()` (so the return type
+//! must implement `Default`): a call lands in it as in any target.
+//!
 //! On x86-64 Linux the call is a direct call to the static call's
 //! trampoline, one patched `jmp` (the C library's trampoline, the same
 //! runtime and batch protocol); elsewhere, or with the `portable` feature,
@@ -52,6 +88,7 @@ impl RawCall {
         func: *mut c_void,
         name: *const core::ffi::c_char,
         tramp: Option<unsafe extern "C" fn()>,
+        flags: u32,
     ) -> Self {
         RawCall(UnsafeCell::new(sys::sk_static_call_key {
             func,
@@ -59,10 +96,15 @@ impl RawCall {
             name,
             tramp,
             magic: sys::SK_STATIC_CALL_MAGIC,
-            flags: 0,
+            flags,
             runtime: core::ptr::null_mut(),
         }))
     }
+
+    /// The C header's SK__STATIC_CALL_NULL: NULL is the defined target, and
+    /// an update may set it again.
+    #[doc(hidden)]
+    pub const NULL: u32 = 0x1;
 
     /// The current target (the pointer form's load).
     #[doc(hidden)]
@@ -223,7 +265,86 @@ pub fn commit_calls(keys: &[crate::Change<'_>], calls: &[CallChange]) -> Result<
 /// ```
 #[macro_export]
 macro_rules! define_static_call {
-    ($(#[$m:meta])* $vis:vis $name:ident : fn($($p:ident : $arg:ty),* $(,)?) $(-> $ret:ty)? = $init:expr $(;)?) => {
+    // No target (the kernel's DEFINE_STATIC_CALL_NULL with static_call_cond):
+    // for functions that return nothing; a call does nothing while None.
+    ($(#[$m:meta])* $vis:vis $name:ident : fn($($p:ident : $arg:ty),* $(,)?) = None $(;)?) => {
+        $(#[$m])*
+        #[allow(non_snake_case, dead_code, unused_imports)]
+        $vis mod $name {
+            use super::*;
+
+            /// The call (direct on x86-64 Linux): `static_call!(NAME)(...)`;
+            /// nothing is called while the target is `None`.
+            #[inline(always)]
+            pub fn call($($p: $arg),*) {
+                $crate::__static_call_body!($name, ($($p: $arg),*), ($($p),*), cond)
+            }
+
+            /// Re-point every call at `f`, or at nothing; nothing changes on
+            /// error.
+            pub fn update(f: ::core::option::Option<fn($($arg),*)>) -> ::core::result::Result<(), $crate::Error> {
+                // `f` has the declared type, or is NULL, which this static
+                // call's definition allows.
+                unsafe { desc().update(__target_or_null(f)) }
+            }
+
+            /// This static call to `f` (or to nothing), for
+            /// `statickeys::commit_calls`.
+            pub fn change(f: ::core::option::Option<fn($($arg),*)>) -> $crate::CallChange {
+                unsafe { $crate::CallChange::__new(desc(), __target_or_null(f)) }
+            }
+
+            #[doc(hidden)]
+            pub const fn __target(f: fn($($arg),*)) -> *mut ::core::ffi::c_void {
+                f as *const () as *mut ::core::ffi::c_void
+            }
+
+            fn __target_or_null(f: ::core::option::Option<fn($($arg),*)>) -> *mut ::core::ffi::c_void {
+                match f {
+                    ::core::option::Option::Some(f) => __target(f),
+                    ::core::option::Option::None => ::core::ptr::null_mut(),
+                }
+            }
+
+            /// The current target, `None` while there is none.
+            pub fn query() -> ::core::option::Option<fn($($arg),*)> {
+                let p = desc().load();
+                // NULL, or a function of this type `update` took.
+                (!p.is_null()).then(|| unsafe {
+                    ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*)>(p)
+                })
+            }
+
+            $crate::__static_call_desc!($name, ($($p: $arg),*),
+                ::core::ptr::null_mut(), $crate::__private::RawCall::NULL);
+        }
+    };
+    // Returning the type's default until updated (the kernel's
+    // DEFINE_STATIC_CALL_RET0): `return0`, defined here.
+    ($(#[$m:meta])* $vis:vis $name:ident : fn($($p:ident : $arg:ty),* $(,)?) -> $ret:ty = return0 $(;)?) => {
+        $crate::define_static_call!($(#[$m])* $vis $name: fn($($p: $arg),*) -> $ret
+            = self::return0; @items {
+                /// What a `return0` static call returns until updated, and
+                /// after `update_return0()`: the type's default.
+                pub fn return0($($p: $arg),*) -> $ret {
+                    let _ = ($($p,)*);
+                    <$ret as ::core::default::Default>::default()
+                }
+
+                /// Re-point every call at `return0`.
+                pub fn update_return0() -> ::core::result::Result<(), $crate::Error> {
+                    update(return0)
+                }
+
+                /// This static call to `return0`, for
+                /// `statickeys::commit_calls`.
+                pub fn change_return0() -> $crate::CallChange {
+                    change(return0)
+                }
+            });
+    };
+    // `@items { ... }`: more items for the module (the `return0` form's).
+    ($(#[$m:meta])* $vis:vis $name:ident : fn($($p:ident : $arg:ty),* $(,)?) $(-> $ret:ty)? = $init:expr $(; $(@items { $($items:tt)* })?)?) => {
         $(#[$m])*
         #[allow(non_snake_case, dead_code, unused_imports)]
         $vis mod $name {
@@ -260,7 +381,10 @@ macro_rules! define_static_call {
                 unsafe { ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*) $(-> $ret)?>(p) }
             }
 
-            $crate::__static_call_desc!($name, ($($p: $arg),*) $(-> $ret)?, $init);
+            $crate::__static_call_desc!($name, ($($p: $arg),*) $(-> $ret)?,
+                $init as fn($($arg),*) $(-> $ret)? as *const () as *mut ::core::ffi::c_void, 0);
+
+            $($($($items)*)?)?
         }
     };
 }
@@ -293,12 +417,13 @@ macro_rules! __static_call_symbol {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_call_desc {
-    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr) => {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr, $flags:expr) => {
         #[used]
         static DESC: $crate::__private::RawCall = $crate::__private::RawCall::new(
-            $init as fn($($arg),*) $(-> $ret)? as *const () as *mut ::core::ffi::c_void,
+            $init,
             concat!(stringify!($name), "\0").as_ptr().cast(),
             Some(TRAMP),
+            $flags,
         );
         unsafe extern "C" {
             #[link_name = $crate::__static_call_symbol!($name)]
@@ -343,6 +468,10 @@ macro_rules! __static_call_desc {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_call_body {
+    // A `None` static call: the trampoline returns at once while NULL.
+    ($name:ident, ($($p:ident : $arg:ty),*), ($($a:ident),*), cond) => {
+        $crate::__static_call_body!($name, ($($p: $arg),*), ($($a),*))
+    };
     ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, ($($a:ident),*)) => {{
         unsafe extern "Rust" {
             #[link_name = $crate::__static_call_symbol!($name)]
@@ -361,11 +490,12 @@ macro_rules! __static_call_body {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_call_desc {
-    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr) => {
+    ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, $init:expr, $flags:expr) => {
         static DESC: $crate::__private::RawCall = $crate::__private::RawCall::new(
-            $init as fn($($arg),*) $(-> $ret)? as *const () as *mut ::core::ffi::c_void,
+            $init,
             concat!(stringify!($name), "\0").as_ptr().cast(),
             None,
+            $flags,
         );
         #[inline(always)]
         fn desc() -> &'static $crate::__private::RawCall {
@@ -382,6 +512,15 @@ macro_rules! __static_call_desc {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_call_body {
+    // A `None` static call: nothing to call while NULL.
+    ($name:ident, ($($p:ident : $arg:ty),*), ($($a:ident),*), cond) => {{
+        let p = desc().load();
+        if !p.is_null() {
+            // A function of this type (`update` took it).
+            let f = unsafe { ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*)>(p) };
+            f($($a),*)
+        }
+    }};
     ($name:ident, ($($p:ident : $arg:ty),*) $(-> $ret:ty)?, ($($a:ident),*)) => {{
         let p = desc().load();
         let f = unsafe {

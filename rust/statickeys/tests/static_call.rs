@@ -4,7 +4,7 @@
 //! `define_static_call!`), queries, and threads calling through the static
 //! call while the main thread re-points it among three functions: every
 //! call lands in one of them, and every call made wholly after an update
-//! returned lands in the new target.
+//! returned lands in the new target.  The `None` and `return0` forms.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -171,4 +171,54 @@ fn labelled_targets_on_the_control_socket() {
     assert_eq!(static_call!(GREETING)(true), "BONJOUR");
     unsafe { statickeys::sys::sk_control_stop() };
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+static AUDITED: AtomicU64 = AtomicU64::new(0);
+fn audit(event: u64) {
+    AUDITED.fetch_add(event, Ordering::Relaxed);
+}
+fn audit_twice(event: u64) {
+    AUDITED.fetch_add(2 * event, Ordering::Relaxed);
+}
+define_static_call!(AUDIT: fn(event: u64) = None);
+
+/// The kernel's DEFINE_STATIC_CALL_NULL with static_call_cond: nothing is
+/// called while the target is None, whichever way it got there.
+#[test]
+fn none_form() {
+    assert!(AUDIT::query().is_none());
+    static_call!(AUDIT)(1);
+    assert_eq!(AUDITED.load(Ordering::Relaxed), 0, "called while None");
+    AUDIT::update(Some(audit)).unwrap();
+    static_call!(AUDIT)(5);
+    assert_eq!(AUDITED.load(Ordering::Relaxed), 5);
+    assert!(std::ptr::fn_addr_eq(AUDIT::query().unwrap(), audit as fn(u64)));
+    statickeys::commit_calls(&[], &[AUDIT::change(Some(audit_twice))]).unwrap();
+    static_call!(AUDIT)(5);
+    assert_eq!(AUDITED.load(Ordering::Relaxed), 15);
+    AUDIT::update(None).unwrap();
+    assert!(AUDIT::query().is_none());
+    static_call!(AUDIT)(100);
+    assert_eq!(AUDITED.load(Ordering::Relaxed), 15, "called after update(None)");
+}
+
+fn triple(x: u32) -> u32 {
+    3 * x
+}
+define_static_call!(COUNT: fn(x: u32) -> u32 = return0);
+
+/// The kernel's DEFINE_STATIC_CALL_RET0: the type's zero until updated, and
+/// again after update_return0 / change_return0.
+#[test]
+fn return0_form() {
+    assert_eq!(static_call!(COUNT)(7), 0);
+    assert!(std::ptr::fn_addr_eq(COUNT::query(), COUNT::return0 as fn(u32) -> u32));
+    COUNT::update(triple).unwrap();
+    assert_eq!(static_call!(COUNT)(7), 21);
+    COUNT::update_return0().unwrap();
+    assert_eq!(static_call!(COUNT)(7), 0);
+    statickeys::commit_calls(&[], &[COUNT::change(triple)]).unwrap();
+    assert_eq!(static_call!(COUNT)(7), 21);
+    statickeys::commit_calls(&[], &[COUNT::change_return0()]).unwrap();
+    assert_eq!(static_call!(COUNT)(7), 0);
 }

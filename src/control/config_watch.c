@@ -25,7 +25,12 @@
  * made on the socket since to another key.  After the file was gone, the
  * version that comes back applies whole.
  * Events are coalesced for SETTLE_MS of quiet (at most BURST_MS), so a
- * burst of edits is applied as its last version.
+ * burst of edits is applied as its last version.  A file written in place
+ * is read once it is closed (where the OS tells writes apart: Linux), or
+ * after WRITE_WAIT_MS without a write: a program writing in place empties
+ * the file first, and may stall before it writes the rest (`curl URL >
+ * keys.conf`); read meanwhile, the empty or half file would be applied as
+ * a version, and the whole one after it compared with that.
  *
  * A version with a bad line applies nothing: one message names the file,
  * the line and the reason, and the keys keep the last good state.  A file
@@ -61,6 +66,7 @@
 
 #define SETTLE_MS 10
 #define BURST_MS 50
+#define WRITE_WAIT_MS 1000
 #define MAX_FILE_BYTES (1 << 20)
 
 static struct {
@@ -70,6 +76,11 @@ static struct {
 	uint64_t hash;         /* of the last version read, good or bad */
 	bool missing;          /* said once that the file is gone */
 	bool whole;            /* the next version applies every line */
+	bool pending;          /* an event not yet followed by a read */
+	bool writing;          /* a file read from is written in place... */
+	uint64_t write_ns;     /* ...and was last written then */
+	bool is_dir;           /* the path is a directory (add_watches) */
+	char target[NAME_MAX + 1]; /* what the path points to (add_watches) */
 	void (*next_hook)(struct sk__object *obj);
 } w = { .fd = -1 };
 
@@ -125,12 +136,16 @@ static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
 }
 
 /* sysctl.d's rule: *.conf, not hidden ("..data" of a ConfigMap is). */
+static bool conf_file_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
 static int conf_name(const struct dirent *d)
 {
-	size_t n = strlen(d->d_name);
-
-	return d->d_name[0] != '.' && n > 5 &&
-	       strcmp(d->d_name + n - 5, ".conf") == 0;
+	return conf_file_name(d->d_name);
 }
 
 /* Name order by bytes, as sysctl.d's (and independent of the program's
@@ -378,6 +393,8 @@ int sk__config_unmatched(const char **path, struct sk__conf **out)
 
 /* ---- following ----------------------------------------------------------- */
 
+static bool drain(void);
+
 /* Read the file again and apply it if it changed. */
 static void reload(void)
 {
@@ -388,6 +405,15 @@ static void reload(void)
 	if (!conf)
 		return;
 	int r = read_in_place(conf, &hash, err, sizeof(err));
+	/* Changed while it was read: read it again.  Written in place: what
+	 * was read may be the emptied file; not applied, read once closed. */
+	if (drain()) {
+		w.pending = true;
+		if (w.writing) {
+			free(conf);
+			return;
+		}
+	}
 	if (r == -ENOENT && !w.missing) {
 		sk__warn("STATICKEYS_FILE: %s was removed; the keys keep their "
 			 "states, and it applies again when it is back", w.path);
@@ -410,10 +436,21 @@ static void reload(void)
 	}
 }
 
+/* The last part of @path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* Watch the directory of the path and of what it points to. */
 static void add_watches(void)
 {
 	char dir[PATH_MAX], *real = realpath(w.path, NULL);
+
+	snprintf(w.target, sizeof(w.target), "%s",
+		 base_name(real ? real : w.path));
 
 	for (int i = 0; i < 2; i++) {
 		const char *p = i == 0 ? w.path : real;
@@ -427,15 +464,38 @@ static void add_watches(void)
 	}
 	/* A directory is also watched itself: its files come and go. */
 	struct stat st;
-	if (stat(w.path, &st) == 0 && S_ISDIR(st.st_mode))
+	w.is_dir = stat(w.path, &st) == 0 && S_ISDIR(st.st_mode);
+	if (w.is_dir)
 		(void)sk__os_watch_add(w.fd, w.path);
 	free(real);
 }
 
-/* Read every pending event; true if there was one. */
+/* A name in a watched directory that the configuration is read from: the
+ * path's, its target's, or a directory's *.conf file. */
+static bool read_from(const char *name)
+{
+	return strcmp(name, base_name(w.path)) == 0 ||
+	       strcmp(name, w.target) == 0 || (w.is_dir && conf_file_name(name));
+}
+
+/* Any change in a watched directory means "read again" (a ConfigMap swaps
+ * "..data", which no file is named); a write of a file still open is
+ * noted only for a file read from, and closing or replacing it ends it. */
+static bool on_event(const char *name, bool writing)
+{
+	if (name && !read_from(name))
+		return !writing;
+	if (writing)
+		w.write_ns = sk__now_ns();
+	if (name)
+		w.writing = writing;
+	return true;
+}
+
+/* Read every pending event; true if one counted. */
 static bool drain(void)
 {
-	return sk__os_watch_drain(w.fd);
+	return sk__os_watch_drain(w.fd, on_event);
 }
 
 /* After a first event: wait for SETTLE_MS of quiet, at most BURST_MS. */
@@ -449,19 +509,36 @@ static void settle(void)
 		drain();
 }
 
+/* How long poll() waits: while a file is written in place, until
+ * WRITE_WAIT_MS after its last write; not at all when a change is still
+ * to be read; else a second (while the file is missing, a directory
+ * created later is watched at that pace). */
+static int wait_ms(void)
+{
+	uint64_t waited = (sk__now_ns() - w.write_ns) / 1000000u;
+
+	if (w.writing)
+		return waited < WRITE_WAIT_MS ? (int)(WRITE_WAIT_MS - waited)
+					      : 0;
+	return w.pending ? 0 : 1000;
+}
+
 static void *follow(void *arg)
 {
 	struct pollfd p = { w.fd, POLLIN, 0 };
 
 	(void)arg;
 	for (;;) {
-		/* Woken by an event; while the file is missing, also once a
-		 * second, so that a directory created later is watched. */
-		bool event = poll(&p, 1, 1000) > 0 && drain();
+		bool event = poll(&p, 1, wait_ms()) > 0 && drain();
 		if (event)
 			settle();
-		if (!event && !w.missing)
+		w.pending |= event;
+		if (w.writing && wait_ms() > 0)
+			continue; /* not closed yet */
+		w.writing = false; /* or a writer quiet for WRITE_WAIT_MS */
+		if (!w.pending && !w.missing)
 			continue;
+		w.pending = false;
 		add_watches();
 		reload();
 	}

@@ -352,8 +352,15 @@ bool sk__os_creds_read(const struct msghdr *m, struct sk__peer *peer);
 int sk__os_watch_open(void);
 /* sk__os_watch_add - watch @dir's entries too.  Return: 0 or -errno. */
 int sk__os_watch_add(int fd, const char *dir);
-/* sk__os_watch_drain - consume every pending event; true if there was one. */
-bool sk__os_watch_drain(int fd);
+/* sk__os_watch_event - one event of a drain: the entry @name of a watched
+ * directory (NULL where the OS does not say which) was created, deleted,
+ * renamed in or out, or written and closed; or, @writing, written and not
+ * closed yet (said only where the OS tells: Linux).  Return: whether it
+ * counts for the drain's result. */
+typedef bool sk__os_watch_event(const char *name, bool writing);
+/* sk__os_watch_drain - consume every pending event, each told to @event;
+ * true if one counted. */
+bool sk__os_watch_drain(int fd, sk__os_watch_event *event);
 
 /* ---- [OS, with a trapping architecture] trap delivery ------------------ */
 

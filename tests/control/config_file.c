@@ -9,7 +9,8 @@
  *	                        deletion and return, 100 versions in a burst,
  *	                        a version changing exactly the keys whose
  *	                        lines changed, names no key has (a warning
- *	                        per version, `unmatched`), a file over 1 MiB
+ *	                        per version, `unmatched`), a file over 1 MiB,
+ *	                        a writer in place stalling with the file open
  *	config_file configmap   a directory laid out as a Kubernetes ConfigMap
  *	                        volume ("..data" symlink swapped by rename):
  *	                        files in name order, a swap, a bad swap
@@ -394,6 +395,42 @@ static void over_one_mib(const char *path)
 }
 
 /* The audit ring, as `skctl log` reads it. */
+/* A program writing the file in place that stalls after truncating it (a
+ * shell's `curl URL > keys.conf`): the file is read when it is closed, not
+ * while it is empty or half written, even when another file of the
+ * directory changes meanwhile (an event the watcher reads the file for).
+ * So the version is one commit changing exactly the line that changed: a
+ * key changed since by the program keeps its state, as for any version. */
+static void stalled_in_place_writer(const char *path)
+{
+	char other[300];
+
+	CHECK(sites() == 1, "stalled writer: starts with cf_a on: sites %d",
+	      sites());
+	CHECK(sk_key_disable(&cf_a) == 0 && sites() == 0, "cf_a turned off "
+	      "from outside the file");
+	struct counts c0 = counts();
+	uint64_t u0 = updates();
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0, "%s opened for writing in place", path);
+	snprintf(other, sizeof(other), "%s/notes.txt", dir);
+	write_file(other, "not a key file\n");
+	usleep(300000);
+	CHECK(write(fd, "cf_a = 1\n", 9) == 9, "the first line written");
+	usleep(300000);
+	CHECK(write(fd, "cf_b = 1\n", 9) == 9, "the second line written");
+	CHECK(sites() == 0 && commits_since(c0) == 0, "nothing applied while "
+	      "the file is open for writing (sites %d, %ld commits)", sites(),
+	      commits_since(c0));
+	close(fd);
+	CHECK(wait_sites(2) >= 0, "the closed version applies cf_b: sites %d, "
+	      "want 2 (cf_a, whose line is as it was, still off)", sites());
+	usleep(100000);
+	CHECK(sites() == 2 && updates() - u0 == 1 && commits_since(c0) == 1,
+	      "one commit of one change (%llu updates, %ld commits)",
+	      (unsigned long long)(updates() - u0), commits_since(c0));
+}
+
 static void check_log(const char *source)
 {
 	char sock[108];
@@ -468,6 +505,7 @@ static void file_mode(void)
 	exact_versions(path);
 	unknown_names(path);
 	over_one_mib(path);
+	stalled_in_place_writer(path);
 }
 
 /* A ConfigMap update: a new timestamped directory, "..data" renamed over. */

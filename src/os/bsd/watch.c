@@ -51,7 +51,8 @@ int sk__os_watch_add(int fd, const char *dir)
 	return 0;
 }
 
-bool sk__os_watch_drain(int fd)
+/* A directory's event does not say which entry changed. */
+bool sk__os_watch_drain(int fd, sk__os_watch_event *event)
 {
 	struct kevent ev[16];
 	const struct timespec now = { 0, 0 };
@@ -59,6 +60,7 @@ bool sk__os_watch_drain(int fd)
 	int n;
 
 	while ((n = kevent(fd, NULL, 0, ev, 16, &now)) > 0)
-		any = true;
+		for (int i = 0; i < n; i++)
+			any |= event(NULL, false);
 	return any;
 }

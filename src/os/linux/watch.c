@@ -6,8 +6,11 @@
  *
  * The events asked for are those by which a file in the directory gets new
  * contents or a new inode: written and closed, renamed in or out, created,
- * deleted, and the directory itself deleted or moved.  What happened is not
- * read: any event means "read the file again" to the caller.
+ * deleted, and the directory itself deleted or moved; and a write (or a
+ * truncation) of a file still open, told as "writing": a program writing a
+ * file in place truncates it first and may stall before it writes and
+ * closes it, and the caller must not read the empty or half-written file
+ * as a version.
  */
 #include <errno.h>
 #include <sys/inotify.h>
@@ -17,7 +20,7 @@
 
 #define WATCH_MASK                                                        \
 	(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |       \
-	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+	 IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_MODIFY)
 
 int sk__os_watch_open(void)
 {
@@ -31,12 +34,21 @@ int sk__os_watch_add(int fd, const char *dir)
 	return inotify_add_watch(fd, dir, WATCH_MASK) >= 0 ? 0 : -errno;
 }
 
-bool sk__os_watch_drain(int fd)
+bool sk__os_watch_drain(int fd, sk__os_watch_event *event)
 {
-	char buf[4096] __attribute__((aligned(8)));
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool any = false;
+	ssize_t n;
 
-	while (read(fd, buf, sizeof(buf)) > 0)
-		any = true;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const void *)p;
+			/* A queue overflow (IN_Q_OVERFLOW) has no name: a
+			 * change of something, as an unnamed event is. */
+			any |= event(e->len ? e->name : NULL,
+				     (e->mask & IN_MODIFY) != 0);
+			p += sizeof(*e) + e->len;
+		}
+	}
 	return any;
 }

@@ -20,8 +20,8 @@ int sk__os_watch_add(int fd, const char *dir)
 	return -ENOTSUP;
 }
 
-bool sk__os_watch_drain(int fd)
+bool sk__os_watch_drain(int fd, sk__os_watch_event *event)
 {
-	(void)fd;
+	(void)fd, (void)event;
 	return false;
 }

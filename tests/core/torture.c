@@ -16,7 +16,8 @@
  *
  * Output is a histogram of "sites on" per stable call: only the 0 and 512
  * buckets may be non-empty.  STATICKEYS_WRITER chooses the writer;
- * SK_TORTURE_SECONDS the duration (default 10).
+ * SK_TORTURE_SECONDS the duration (default 10); SK_TORTURE_READERS the
+ * reader threads (2, or 1: under valgrind, which runs one thread at a time).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -129,22 +130,28 @@ static void flipper(double seconds)
 int main(void)
 {
 	const char *env = getenv("SK_TORTURE_SECONDS");
+	const char *nenv = getenv("SK_TORTURE_READERS");
 	double seconds = env ? atof(env) : 10.0;
+	int nreaders = nenv ? atoi(nenv) : 2;
 	pthread_t readers[2];
 	struct sk_stats st;
 
+	if (nreaders < 1 || nreaders > 2) {
+		fprintf(stderr, "SK_TORTURE_READERS=%s: 1 or 2\n", nenv);
+		return 2;
+	}
 	for (unsigned k = 0; k < NKEYS; k++)
 		state[k] = sk_key_enabled(keys[k]);
-	for (unsigned i = 0; i < 2; i++)
+	for (int i = 0; i < nreaders; i++)
 		pthread_create(&readers[i], NULL, reader,
 			       (void *)(uintptr_t)(i * 3));
 	/* Flip once the readers run: a thread that glibc is still starting
 	 * has every signal blocked, and an update would wait for it. */
-	while (__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) < 2)
+	while (__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) < nreaders)
 		sched_yield();
 	flipper(seconds);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < 2; i++)
+	for (int i = 0; i < nreaders; i++)
 		pthread_join(readers[i], NULL);
 
 	sk_stats_get(&st);

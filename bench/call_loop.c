@@ -11,6 +11,9 @@
  *   direct   a call to the function itself (the floor);
  *   static   sk_static_call() (x86-64: a direct call to the trampoline,
  *            whose jump was pointed at the target at start-up);
+ *   inline   the same program linked with -Wl,--emit-relocs: the call
+ *            site itself was pointed at the target at start-up (x86-64
+ *            Linux; CALL_VARIANT is static's);
  *   pointer  a call through a function pointer in writable memory;
  *   switch   a switch on a mode variable, each case a direct call.
  * Without "time": cachegrind counts the loop (run_bench.py runs two

@@ -29,7 +29,14 @@ import shutil
 import subprocess
 import sys
 
-VARIANTS = ["direct", "static", "pointer", "switch"]
+VARIANTS = ["direct", "static", "inline", "pointer", "switch"]
+# "inline" (the static call with its call site patched: linked with
+# -Wl,--emit-relocs) is built where call sites are patched (x86-64 Linux).
+OPTIONAL = {"inline"}
+# What the goals measure: the call sites patched where they are.
+def _form(sc):
+    return "inline" if "inline" in (sc.get("variants") or []) else "static"
+
 BUILDS = ["plain", "retpoline", "cet"]
 SIZES = {"full": dict(calls=20000000, rounds=5, cg=(100000, 200000),
                       update_rounds=300, commits=20),
@@ -84,11 +91,14 @@ def experiment(build_root, out, quick):
     bdir = os.path.join(build_root, "bench")
     raw = os.path.join(out, "raw")
     os.makedirs(raw, exist_ok=True)
-    builds = [b for b in BUILDS if all(
-        os.path.exists(os.path.join(bdir, "call_loop_%s_%s" % (v, b)))
-        for v in VARIANTS)]
-    res = {"builds": builds, "calls_per_run": sz["calls"],
-           "rounds": sz["rounds"]}
+    def built(v, b):
+        return os.path.exists(os.path.join(bdir, "call_loop_%s_%s" % (v, b)))
+    builds = [b for b in BUILDS
+              if all(built(v, b) for v in VARIANTS if v not in OPTIONAL)]
+    variants = [v for v in VARIANTS
+                if builds and all(built(v, b) for b in builds)]
+    res = {"builds": builds, "variants": variants,
+           "calls_per_run": sz["calls"], "rounds": sz["rounds"]}
     if not builds:
         res["skipped"] = "the call_loop programs are not built"
         return res
@@ -99,7 +109,7 @@ def experiment(build_root, out, quick):
     if shutil.which("valgrind"):
         counts = {}
         for b in builds:
-            for v in VARIANTS:
+            for v in variants:
                 counts[(v, b)] = _counts(exe(v, b), sz["cg"][0], sz["cg"][1],
                                          raw)
         res["cachegrind"] = [dict(variant=v, build=b, **c, **{
@@ -108,17 +118,17 @@ def experiment(build_root, out, quick):
     else:
         res["cachegrind_skipped"] = "valgrind is not installed"
 
-    ns = {(v, b): [] for b in builds for v in VARIANTS}
+    ns = {(v, b): [] for b in builds for v in variants}
     for _ in range(sz["rounds"]):
         for b in builds:
-            for v in VARIANTS:
+            for v in variants:
                 rc, so, se = _run([exe(v, b), str(sz["calls"]), "time"])
                 if rc != 0:
                     raise RuntimeError("%s: %s" % (exe(v, b), se[-300:]))
                 ns[(v, b)].append(json.loads(so)["ns_per_call"])
     rows = []
     for b in builds:
-        for v in VARIANTS:
+        for v in variants:
             d = ns[("direct", b)]
             ratios = [x / y for x, y in zip(ns[(v, b)], d) if y > 0]
             row = {"variant": v, "build": b,
@@ -126,7 +136,7 @@ def experiment(build_root, out, quick):
                    "ratio_to_direct": round(_median(ratios), 3),
                    "ratio_min": round(min(ratios), 3),
                    "ratio_max": round(max(ratios), 3)}
-            if v == "static":
+            if v in ("static", "inline"):
                 p = [x / y for x, y in zip(ns[(v, b)], ns[("pointer", b)])]
                 row.update(ratio_to_pointer=round(_median(p), 3),
                            ratio_to_pointer_min=round(min(p), 3),
@@ -158,25 +168,30 @@ def goals(res, goal, timed):
     sc = res.get("static_calls") or {}
     cg, tm = sc.get("cachegrind"), sc.get("timing")
     out = []
-    s = _find(cg, variant="static", build="plain")
-    for field, want in (("instructions", 1), ("data_reads", 0),
-                        ("indirect_branches", 0)):
+    form = _form(sc)
+    # The trampoline adds its jump: one instruction; a patched call site
+    # is the direct call itself.
+    name = "static call (%s)" % ("call site patched" if form == "inline"
+                                 else "trampoline")
+    s = _find(cg, variant=form, build="plain")
+    for field, want in (("instructions", 0 if form == "inline" else 1),
+                        ("data_reads", 0), ("indirect_branches", 0)):
         v = s["extra_" + field] if s else None
-        out.append(goal("static call, plain build: %s over a direct call "
-                        "(cachegrind)" % field.replace("_", " "), v,
+        out.append(goal("%s, plain build: %s over a direct call "
+                        "(cachegrind)" % (name, field.replace("_", " ")), v,
                         v is not None and v <= want, "<= %d" % want))
-    s = _find(tm, variant="static", build="plain")
+    s = _find(tm, variant=form, build="plain")
     v = s["ratio_to_direct"] if s else None
-    out.append(timed("static call / direct call, plain build (ns, median "
-                     "of per-round ratios)", v, v is not None and v <= 1.05,
+    out.append(timed("%s / direct call, plain build (ns, median "
+                     "of per-round ratios)" % name, v, v is not None and v <= 1.05,
                      "<= 1.05", spread=s and (s["ratio_min"], s["ratio_max"],
                                               "min-max of %d rounds"
                                               % sc.get("rounds", 0)),
                      test=lambda x: x <= 1.05))
     for b in sc.get("builds") or []:
-        s = _find(tm, variant="static", build=b)
+        s = _find(tm, variant=form, build=b)
         v = s["ratio_to_pointer"] if s else None
-        out.append(timed("static call / function pointer, %s build (ns)" % b,
+        out.append(timed("%s / function pointer, %s build (ns)" % (name, b),
                          v, v is not None and v < 1.0, "< 1.00",
                          spread=s and (s["ratio_to_pointer_min"],
                                        s["ratio_to_pointer_max"],
@@ -207,12 +222,15 @@ def section(res):
           "(-fcf-protection=full). Counts per call by cachegrind (exact), "
           "and their excess over the direct call of the same build; ns per "
           "call as the median of %d interleaved rounds of %d calls, ratios "
-          "taken within each round.\n\n" % (sc["rounds"], sc["calls_per_run"]))
+          "taken within each round. \"static\" calls the trampoline, "
+          "\"inline\" is the same program linked with -Wl,--emit-relocs, "
+          "whose call site the runtime re-pointed at the target itself."
+          "\n\n" % (sc["rounds"], sc["calls_per_run"]))
     cg = sc.get("cachegrind")
     s += ("| build | call | instructions | data reads | indirect branches "
           "| ns | / direct (min-max) |\n|---|---|---|---|---|---|---|\n")
     for b in sc["builds"]:
-        for v in VARIANTS:
+        for v in sc.get("variants") or VARIANTS:
             c = _find(cg, variant=v, build=b) or {}
             t = _find(sc.get("timing"), variant=v, build=b) or {}
             s += "| %s | %s | %s (%+.0f) | %s (%+.0f) | %s | %s | %s (%s-%s) |\n" % (

@@ -81,6 +81,9 @@ void sk__arch_serialize_self(void);
 struct sk__patch {
 	uintptr_t addr;
 	uintptr_t dest; /* where a trapped thread resumes: the new direction */
+	/* A static call's call site (sk__arch_call_site): what a trapped
+	 * thread's emulated call pushes, its return address; 0: nothing. */
+	uintptr_t push;
 	const struct sk__segment *segment; /* NULL: write this site alone */
 	unsigned char old_insn[SK__SITE_MAX];
 	unsigned char new_insn[SK__SITE_MAX];
@@ -143,6 +146,34 @@ extern const unsigned sk__arch_call_far;
  * @func otherwise. */
 const void *sk__arch_call_follow(const void *func);
 
+/* ---- Call sites (the kernel's inline static calls) ----------------------
+ * Where an object's link kept the relocations of its code, each direct
+ * call or tail jump to a trampoline is found (os/os.h, sk__os_text_relocs)
+ * and re-pointed at the target itself, in the same batch as the
+ * trampoline (x86-64; elsewhere none is found, and calls go through the
+ * trampoline). */
+
+/* sk__arch_call_site_before - the bytes of a call site's instruction before
+ * its relocated field (x86: the opcode); 0 where none are patched. */
+extern const unsigned sk__arch_call_site_before;
+/* sk__arch_call_reloc - a relocation of this @type and @addend is the
+ * kind that fills a direct call's or jump's offset (x86-64: R_X86_64_PLT32
+ * or PC32, addend -4). */
+bool sk__arch_call_reloc(unsigned type, int64_t addend);
+/* sk__arch_call_site - the field at @field is the offset of a direct call
+ * or jump (x86-64: e8/e9 rel32): the instruction's address into *@site and
+ * where it goes now into *@dest.  Reads the bytes around @field. */
+bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest);
+/* sk__arch_call_site_encode - the call site at @site, holding @old, made to
+ * go to @to, into @out (sk__arch_site_size bytes).  Return: false if it
+ * cannot reach @to. */
+bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,
+			       uintptr_t to, unsigned char *out);
+/* sk__arch_call_site_return - the return address that the call at @site
+ * (holding @insn) pushes, which a thread trapped there must find on its
+ * stack; 0 for a jump (it pushes nothing). */
+uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn);
+
 /* ==== Traps (architectures whose protocol traps; no-ops elsewhere) ======== */
 
 /* sk__entry_code - the address of the site an entry records (the entry's
@@ -174,6 +205,10 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n);
 /* sk__trap_forget_stuck - drop stuck sites in [@lo, @hi), an object that is
  * being unloaded; returns once no handler can still be reading them. */
 void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi);
+/* sk__trap_set_call_sites - the static calls' patched call sites, sorted
+ * (@v malloc'd: taken over), for traps that arrive after their batch
+ * retired; returns once no handler can still be reading the previous. */
+void sk__trap_set_call_sites(uintptr_t *v, size_t n);
 
 
 /* sk__arch_init - once, before the first registration (runtime.c): what

@@ -134,17 +134,22 @@ static int commit_locked(struct commit_item *v, size_t m,
 	struct sk__key_target *targets = sk__mem_alloc((m + 1) * sizeof(*targets));
 	struct sk__call_change *ch =
 		ncalls ? sk__mem_alloc(ncalls * sizeof(*ch)) : NULL;
-	struct sk__patch *extra =
-		ncalls ? sk__mem_alloc(ncalls * sizeof(*extra)) : NULL;
+	struct sk__patch *extra = NULL;
 	size_t nt = 0, nextra = 0;
-	int r = targets && (!ncalls || (ch && extra)) ? 0 : -ENOMEM;
+	int r = targets && (!ncalls || ch) ? 0 : -ENOMEM;
 
 	if (r == 0 && ncalls)
 		r = sk__calls_plan_locked(calls, ncalls, ch);
 	bool calls_planned = r == 0 && ncalls;
-	for (size_t i = 0; calls_planned && i < ncalls; i++)
-		if (ch[i].patching)
-			extra[nextra++] = ch[i].patch;
+	if (calls_planned) {
+		/* Their trampolines' and call sites' patches. */
+		nextra = sk__calls_patches(ch, ncalls, NULL);
+		extra = nextra ? sk__mem_alloc(nextra * sizeof(*extra)) : NULL;
+		if (nextra && !extra)
+			r = -ENOMEM;
+		else if (extra)
+			sk__calls_patches(ch, ncalls, extra);
+	}
 	for (size_t i = 0; i < m && r == 0; i++) {
 		r = begin_item(&v[i]);
 		if (r == 0 && v[i].changing)

@@ -229,6 +229,11 @@ struct sk__call_change {
 	void *old_func, *new_func;
 	bool patching;          /* a trampoline jump to rewrite: patch */
 	struct sk__patch patch;
+	/* Its call sites to rewrite (call_sites.c), and which of the call's
+	 * sites each is; malloc'd, freed by sk__calls_finish_locked. */
+	struct sk__patch *sites;
+	size_t *site_of;
+	size_t nsites;
 };
 
 /* sk__calls_register / _unregister - a static call's descriptor, from its
@@ -242,8 +247,12 @@ void sk__calls_unregister(struct sk_static_call_key *key);
  * error nothing changed. */
 int sk__calls_plan_locked(const struct sk_static_call_change *v, size_t n,
 			  struct sk__call_change *out);
+/* sk__calls_patches - how many patches @n planned updates make (their
+ * trampolines' and call sites'); with @buf, the patches into it. */
+size_t sk__calls_patches(const struct sk__call_change *v, size_t n,
+			 struct sk__patch *buf);
 /* sk__calls_finish_locked - after the batch: record the jumps written, or
- * (@r != 0) put the old targets back. */
+ * (@r != 0) put the old targets back; frees what planning took. */
 void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r);
 /* sk__calls_object_leaving - the object spanning [@lo, @hi) is unloading:
  * forget the static calls defined there, and point those whose target is
@@ -253,6 +262,23 @@ void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi);
  * holding the target @func that does not register (so could unload without
  * a word) is pinned, never unloaded. */
 void sk__calls_pin_if_needed(const void *func);
+
+/* ---- call_sites.c: static calls' call sites ----------------------------- */
+
+/* sk__call_site - a call or tail jump to a static call's trampoline that
+ * updates re-point at the target itself. */
+struct sk__call_site {
+	uintptr_t addr;
+	unsigned char insn[SK__SITE_MAX]; /* as last written or found */
+};
+/* sk__call_sites_find_locked - the call sites of the trampoline @tramp in
+ * the object @img that holds it, read from its file the first time one of
+ * its trampolines is asked about: *@out (malloc'd; NULL when none) and
+ * *@n.  Return: 0 or -ENOMEM (none then). */
+int sk__call_sites_find_locked(uintptr_t tramp, const struct sk__image *img,
+			       struct sk__call_site **out, size_t *n);
+/* sk__call_sites_forget_locked - the object at [@lo, @hi) is unloading. */
+void sk__call_sites_forget_locked(uintptr_t lo, uintptr_t hi);
 
 /* For the control plane, under the lock: the static calls one by one
  * (*@cursor NULL to start; NULL after the last), the alternatives programs

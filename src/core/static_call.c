@@ -23,6 +23,12 @@
  * the header assembled in its far form, into the direct jump.  If that
  * cannot be done (no writer, a thread that blocks SIGTRAP, another tool's
  * bytes) the far form stays, which is correct, only slower.
+ *
+ * Where the object's link kept its relocations (-Wl,--emit-relocs), its
+ * calls of the trampoline are found too (call_sites.c) and re-pointed in
+ * the same batch: straight at the target when it is within their reach,
+ * else (and for NULL and RET0, which the trampoline's own instructions
+ * do) at the trampoline.  A call then costs a direct call.
  */
 #include <errno.h>
 #include <string.h>
@@ -38,6 +44,8 @@ struct sk__call {
 	uintptr_t tramp; /* 0: the pointer form */
 	void **slot;     /* what the far form reads; NULL: not patched here */
 	unsigned char insn[SK__SITE_MAX]; /* the jump as last written/found */
+	struct sk__call_site *sites; /* its calls re-pointed (call_sites.c) */
+	size_t nsites;
 };
 
 /* Every static call the runtime has seen; under the patch lock. */
@@ -105,6 +113,77 @@ static bool is_ret0(const void *func)
 	return func == (const void *)&sk_static_call_return0;
 }
 
+static void describe_site_refusal(const struct sk__call *c, uintptr_t site)
+{
+	char bytes[SK__SITE_TEXT], where[512];
+	const unsigned char *b = (const unsigned char *)site;
+
+	sk__site_bytes(b, bytes);
+	sk__site_describe(sk__object_of(site), site, where, sizeof(where));
+	sk__warn("refusing to update static call '%s': its call site %s holds "
+		 "%s, not the call last written there%s; nothing was changed",
+		 c->key->name, where, bytes,
+		 b[0] == sk__arch_trap_byte
+			 ? " (a breakpoint: a debugger or uprobe has put its "
+			   "int3 on it; remove it to update)"
+			 : " (rewritten by another tool)");
+}
+
+static void free_sites(struct sk__call_change *ch)
+{
+	sk__mem_free(ch->sites);
+	sk__mem_free(ch->site_of);
+	ch->sites = NULL;
+	ch->site_of = NULL;
+	ch->nsites = 0;
+}
+
+/* Plan @c's call sites' move to @to (NULL: to the trampoline, which also
+ * serves NULL and RET0), each straight there when it reaches, else to the
+ * trampoline. */
+static int plan_sites(struct sk__call *c, const void *to,
+		      struct sk__call_change *out)
+{
+	unsigned size = sk__arch_site_size;
+	const struct sk__object *obj = sk__object_of(c->tramp);
+
+	if (!c->nsites)
+		return 0;
+	out->sites = sk__mem_alloc(c->nsites * sizeof(*out->sites));
+	out->site_of = sk__mem_alloc(c->nsites * sizeof(*out->site_of));
+	if (!out->sites || !out->site_of) {
+		free_sites(out);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->nsites; i++) {
+		const struct sk__call_site *s = &c->sites[i];
+		uintptr_t dest = to ? (uintptr_t)to : c->tramp;
+		unsigned char next[SK__SITE_MAX];
+		if (memcmp((const void *)s->addr, s->insn, size) != 0) {
+			describe_site_refusal(c, s->addr);
+			free_sites(out);
+			return -EILSEQ;
+		}
+		if (!sk__arch_call_site_encode(s->addr, s->insn, dest, next)) {
+			dest = c->tramp; /* beyond its reach: the trampoline's */
+			if (!sk__arch_call_site_encode(s->addr, s->insn, dest,
+						       next))
+				continue; /* found calling it: cannot be */
+		}
+		if (memcmp(next, s->insn, size) == 0)
+			continue;
+		struct sk__patch *p = &out->sites[out->nsites];
+		p->addr = s->addr;
+		p->dest = dest;
+		p->push = sk__arch_call_site_return(s->addr, s->insn);
+		p->segment = obj ? sk__object_segment_of(obj, s->addr) : NULL;
+		memcpy(p->old_insn, s->insn, size);
+		memcpy(p->new_insn, next, size);
+		out->site_of[out->nsites++] = i;
+	}
+	return 0;
+}
+
 /* Plan @c's move to @func into @out (nothing stored yet). */
 static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 {
@@ -115,6 +194,9 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	out->old_func = __atomic_load_n(&c->key->func, __ATOMIC_RELAXED);
 	out->new_func = func;
 	out->patching = false;
+	out->sites = NULL;
+	out->site_of = NULL;
+	out->nsites = 0;
 	if (!c->slot)
 		return 0;
 	if (memcmp((const void *)c->tramp, c->insn, size) != 0) {
@@ -124,13 +206,18 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	/* A PE import thunk (or a bound PLT entry): jump where it leads, and
 	 * know sk_static_call_return0 through another object's thunk. */
 	const void *to = func ? sk__arch_call_follow(func) : NULL;
-	sk__arch_call_encode(c->tramp, to, is_ret0(func) || is_ret0(to), next);
+	bool ret0 = is_ret0(func) || is_ret0(to);
+	int r = plan_sites(c, ret0 ? NULL : to, out);
+	if (r)
+		return r;
+	sk__arch_call_encode(c->tramp, to, ret0, next);
 	if (memcmp(next, c->insn, size) == 0)
 		return 0;
 	struct sk__patch *p = &out->patch;
 	const struct sk__object *obj = sk__object_of(c->tramp);
 	p->addr = c->tramp;
 	p->dest = sk__arch_destination(c->tramp, next);
+	p->push = 0;
 	p->segment = obj ? sk__object_segment_of(obj, c->tramp) : NULL;
 	memcpy(p->old_insn, c->insn, size);
 	memcpy(p->new_insn, next, size);
@@ -165,17 +252,20 @@ int sk__calls_plan_locked(const struct sk_static_call_change *v, size_t n,
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct sk__call *c = find_or_add(v[i].call);
-		if (!c)
-			return -ENOMEM;
-		int r = plan_one(c, v[i].func, &out[i]);
-		if (r)
+		int r = c ? plan_one(c, v[i].func, &out[i]) : -ENOMEM;
+		if (r) {
+			while (i-- > 0)
+				free_sites(&out[i]);
 			return r;
+		}
 	}
-	/* A call named twice with the same target: plan its jump once. */
+	/* A call named twice with the same target: plan its jumps once. */
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
-			if (out[j].call == out[i].call)
+			if (out[j].call == out[i].call) {
 				out[i].patching = false;
+				free_sites(&out[i]);
+			}
 	store_early(out, n);
 	return 0;
 }
@@ -187,21 +277,30 @@ void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r)
 		void *func = r == 0 ? v[i].new_func : v[i].old_func;
 		if (r == 0 && v[i].patching)
 			memcpy(c->insn, v[i].patch.new_insn, sk__arch_site_size);
+		for (size_t k = 0; r == 0 && k < v[i].nsites; k++)
+			memcpy(c->sites[v[i].site_of[k]].insn,
+			       v[i].sites[k].new_insn, sk__arch_site_size);
+		free_sites(&v[i]);
 		if (c->slot)
 			__atomic_store_n(c->slot, func, __ATOMIC_RELEASE);
 		__atomic_store_n(&c->key->func, func, __ATOMIC_RELEASE);
 	}
 }
 
-/* The planned jumps as patches for the batch (in @buf: @n of them). */
-static size_t collect_patches(const struct sk__call_change *v, size_t n,
-			      struct sk__patch *buf)
+size_t sk__calls_patches(const struct sk__call_change *v, size_t n,
+			 struct sk__patch *buf)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (v[i].patching)
-			buf[k++] = v[i].patch;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].patching && buf)
+			buf[k] = v[i].patch;
+		k += v[i].patching;
+		if (buf && v[i].nsites)
+			memcpy(buf + k, v[i].sites,
+			       v[i].nsites * sizeof(*v[i].sites));
+		k += v[i].nsites;
+	}
 	return k;
 }
 
@@ -209,17 +308,22 @@ static size_t collect_patches(const struct sk__call_change *v, size_t n,
 static int update_locked(const struct sk_static_call_change *v, size_t n)
 {
 	struct sk__call_change inline_ch[4];
-	struct sk__patch inline_p[4];
+	struct sk__patch inline_p[4], *p = NULL;
 	struct sk__call_change *ch =
 		n <= 4 ? inline_ch : sk__mem_alloc(n * sizeof(*ch));
-	struct sk__patch *p = n <= 4 ? inline_p : sk__mem_alloc(n * sizeof(*p));
-	int r = ch && p ? 0 : -ENOMEM;
+	int r = ch ? 0 : -ENOMEM;
 
 	if (r == 0)
 		r = sk__calls_plan_locked(v, n, ch);
 	if (r == 0) {
-		size_t np = collect_patches(ch, n, p);
-		r = np ? sk__update_with_locked(NULL, 0, p, np) : 0;
+		size_t np = sk__calls_patches(ch, n, NULL);
+		p = np <= 4 ? inline_p : sk__mem_alloc(np * sizeof(*p));
+		if (p) {
+			sk__calls_patches(ch, n, p);
+			r = np ? sk__update_with_locked(NULL, 0, p, np) : 0;
+		} else {
+			r = -ENOMEM;
+		}
 		sk__calls_finish_locked(ch, n, r);
 	}
 	if (ch != inline_ch)
@@ -227,6 +331,32 @@ static int update_locked(const struct sk_static_call_change *v, size_t n)
 	if (p != inline_p)
 		sk__mem_free(p);
 	return r;
+}
+
+static int site_addr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every static call's call sites, sorted, to the trap handler (late
+ * traps: arch/x86_64/trap.c). */
+static void publish_call_sites(void)
+{
+	size_t n = 0, k = 0;
+
+	for (struct sk__call *c = calls; c; c = c->next)
+		n += c->nsites;
+	uintptr_t *v = n ? sk__mem_alloc(n * sizeof(*v)) : NULL;
+	for (struct sk__call *c = calls; v && c; c = c->next)
+		for (size_t i = 0; i < c->nsites; i++)
+			v[k++] = c->sites[i].addr;
+	if (v)
+		sk__sort(v, n, sizeof(*v), site_addr_cmp);
+	/* Out of memory: late traps at call sites go unrecognized, as
+	 * before any was found (a rare race, not a wrong resume). */
+	sk__trap_set_call_sites(v, v ? n : 0);
 }
 
 void sk__calls_pin_if_needed(const void *func)
@@ -267,14 +397,25 @@ SK_API int sk__static_call_update(struct sk_static_call_key *key, void *func)
 
 void sk__calls_register(struct sk_static_call_key *key)
 {
+	struct sk__image img = { .path = "" };
+
 	if (!key_valid(key)) {
 		sk__warn("a static call registered with a descriptor that "
 			 "SK_DEFINE_STATIC_CALL did not make; ignored");
 		return;
 	}
+	/* The object holding the trampoline, for its call sites: asked of
+	 * the loader before the lock. */
+	if (key->tramp && sk__arch_call_site_before)
+		sk__os_image_of((const void *)key->tramp, &img);
 	if (sk__lock_from_loader() != 0)
 		return; /* the far form stays: correct, one load slower */
 	struct sk__call *c = find_or_add(key);
+	if (c && c->slot && !c->sites &&
+	    sk__call_sites_find_locked(c->tramp, &img, &c->sites,
+				       &c->nsites) == 0 &&
+	    c->nsites)
+		publish_call_sites();
 	if (c && c->slot) {
 		struct sk_static_call_change here = {
 			key, __atomic_load_n(&key->func, __ATOMIC_RELAXED) };
@@ -286,9 +427,13 @@ void sk__calls_register(struct sk_static_call_key *key)
 static void forget(struct sk__call **pp)
 {
 	struct sk__call *c = *pp;
+	bool had_sites = c->nsites != 0;
 
 	*pp = c->next;
+	sk__mem_free(c->sites);
 	sk__mem_free(c);
+	if (had_sites)
+		publish_call_sites();
 }
 
 void sk__calls_unregister(struct sk_static_call_key *key)
@@ -322,6 +467,7 @@ static void *fallback(const struct sk_static_call_key *k, uintptr_t lo,
 
 void sk__calls_object_leaving(uintptr_t lo, uintptr_t hi)
 {
+	sk__call_sites_forget_locked(lo, hi);
 	for (struct sk__call **pp = &calls; *pp;) {
 		if (in_range((*pp)->key, lo, hi))
 			forget(pp);

@@ -110,6 +110,7 @@ static int plan_site(struct patch_list *l, const struct sk__object *obj,
 	}
 	p.addr = site->code;
 	p.dest = sk__arch_destination(site->code, p.new_insn);
+	p.push = 0;
 	p.segment = sk__object_segment_of(obj, site->code);
 	return list_push(l, &p);
 }

@@ -311,6 +311,24 @@ void sk__os_pin_image(const void *addr);
 bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 		      uint64_t *offset);
 
+/* sk__os_reloc_want - one pc-relative relocation of an object's code: the
+ * loaded address of the 32-bit field it fills, its type and addend (the
+ * format's, e.g. ELF's R_X86_64_PLT32).  Return: true to take it. */
+typedef bool sk__os_reloc_want(void *ctx, uintptr_t field, unsigned type,
+			       int64_t addend);
+/* sk__os_text_relocs - the relocations of the code of the object whose
+ * file is @path (@program: the running program's own) loaded at @bias, as
+ * its link kept them (ELF: -Wl,--emit-relocs), each asked of @want; the
+ * loaded addresses of the fields it takes into @out (at most @max), each
+ * confirmed: the file holds the loaded bytes from @before bytes before the
+ * field to its end.  Read from the file (in the library's one place for
+ * files: the caller lends it).  Return: how many, 0 where the link kept
+ * none or the format has none to keep (elf/text_relocs.c; macho/ and pe/:
+ * 0), or -errno (-E2BIG: more than @max). */
+long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
+			unsigned before, sk__os_reloc_want *want, void *ctx,
+			uint64_t *out, size_t max);
+
 /* ---- [OS] <os>/dgram.c: Unix datagram sockets (the control plane) -------- */
 
 /* sk__os_dgram_socket - a close-on-exec AF_UNIX datagram socket, or -errno. */
@@ -366,8 +384,10 @@ bool sk__os_watch_drain(int fd, sk__os_watch_event *event);
 
 /* sk__trap_resume_fn - the architecture's answer for a thread that ran the
  * trap instruction at @pc: where it resumes, or 0 if the trap is not the
- * runtime's (x86: arch/x86_64/trap.c).  Lock-free, async-signal-safe. */
-typedef uintptr_t (*sk__trap_resume_fn)(uintptr_t pc);
+ * runtime's (x86: arch/x86_64/trap.c); and in *@push a word the thread's
+ * stack gets first, as a call instruction would push its return address
+ * (0: none; set only when it resumes).  Lock-free, async-signal-safe. */
+typedef uintptr_t (*sk__trap_resume_fn)(uintptr_t pc, uintptr_t *push);
 
 /* sk__os_trap_init - once, at start-up (the architecture's sk__arch_init):
  * get ready to deliver traps to @resume (Windows: the handler is added

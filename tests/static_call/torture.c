@@ -9,6 +9,12 @@
  * sanitizer builds.
  *
  *   torture [SECONDS] [THREADS]    (defaults: 2 s, 3 threads)
+ *
+ * Built once more linked with -Wl,--emit-relocs (static_call_inline_*),
+ * SK_TEST_CALL_SITES=1: the call sites themselves are re-pointed, and a
+ * caller that meets one mid-update is resumed at a target with its return
+ * address pushed (the emulated call); checked: call_route's call goes
+ * straight to the target at the end, not to the trampoline.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,6 +24,7 @@
 #include <statickeys.h>
 
 #include "../check.h"
+#include "call_site.h"
 
 __attribute__((noinline)) static int one(int x) { return x + 1; }
 __attribute__((noinline)) static int two(int x) { return x + 2; }
@@ -115,5 +122,19 @@ int main(int argc, char **argv)
 	CHECK(wrong == 0, "%llu calls after an update returned took an old "
 			  "target", wrong);
 	CHECK(updates > 50 && checked > 1000, "too little happened");
+	struct sk_stats st;
+	sk_stats_get(&st);
+	printf("%lu traps resumed\n", (unsigned long)st.traps_handled);
+	if (getenv("SK_TEST_CALL_SITES")) {
+		/* The trampoline, then the three targets. */
+		const void *dest[4] = { (const void *)SK__SC_KEY(route).tramp,
+					(const void *)one, (const void *)two,
+					(const void *)three };
+		int to = call_goes_to((const void *)call_route, 64, dest, 4);
+		int want = (int)((g / 2) % 3) + 1;
+		CHECK(to == want, "call_route's call site goes to %s, want "
+		      "target %d itself", to < 0 ? "nowhere known"
+		      : to == 0 ? "the trampoline" : "another target", want);
+	}
 	return check_summary();
 }

@@ -29,6 +29,12 @@ void sk__trap_forget_stuck(uintptr_t lo, uintptr_t hi)
 	(void)hi;
 }
 
+void sk__trap_set_call_sites(uintptr_t *v, size_t n)
+{
+	(void)n;
+	sk__mem_free(v);
+}
+
 void sk__arch_after_fork_child(void)
 {
 }

@@ -47,7 +47,9 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 {
 	int32_t rel;
 
-	if (insn[0] != 0xe9)
+	/* A jmp's or (a static call's call site) a call's target; the call's
+	 * return address is pushed by the trap's emulation (patch->push). */
+	if (insn[0] != 0xe9 && insn[0] != 0xe8)
 		return addr + 5;
 	memcpy(&rel, insn + 1, sizeof(rel));
 	return addr + 5 + (intptr_t)rel;

@@ -113,3 +113,84 @@ const void *sk__arch_call_follow(const void *func)
 	return to ? to : func;
 #endif
 }
+
+/* ---- call sites ---------------------------------------------------------
+ * A call site is "e8 rel32" (call) or "e9 rel32" (a tail call's jmp),
+ * found by the relocation that filled its rel32 (R_X86_64_PLT32 or
+ * R_X86_64_PC32 of the trampoline's symbol, addend -4: the field's end is
+ * where rel32 counts from).  An update rewrites rel32 alone, with the int3
+ * protocol: its first byte is int3 meanwhile, and a thread that meets it
+ * is resumed as if it had run the instruction, at the new target, its
+ * return address pushed for a call (the kernel's int3_emulate_call).
+ * i686 links keep no relocations we read (os/elf/text_relocs.c): there,
+ * calls go through the trampoline. */
+#ifdef __x86_64__
+#define RELOC_PC32 2  /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
+#define RELOC_PLT32 4 /* R_X86_64_PLT32 */
+#define OP_CALL 0xe8
+#define OP_JMP 0xe9
+const unsigned sk__arch_call_site_before = 1;
+
+bool sk__arch_call_reloc(unsigned type, int64_t addend)
+{
+	return (type == RELOC_PC32 || type == RELOC_PLT32) && addend == -4;
+}
+
+bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
+{
+	unsigned char op = *(const unsigned char *)(field - 1);
+	int32_t rel;
+
+	if (op != OP_CALL && op != OP_JMP)
+		return false;
+	memcpy(&rel, (const void *)field, sizeof(rel));
+	*site = field - 1;
+	*dest = field + 4 + (uintptr_t)(intptr_t)rel;
+	return true;
+}
+
+bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,
+			       uintptr_t to, unsigned char *out)
+{
+	intptr_t dist = (intptr_t)(to - (site + 5));
+	int32_t rel = (int32_t)dist;
+
+	if (dist != (intptr_t)rel || (old[0] != OP_CALL && old[0] != OP_JMP))
+		return false;
+	out[0] = old[0];
+	memcpy(out + 1, &rel, sizeof(rel));
+	return true;
+}
+
+uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn)
+{
+	return insn[0] == OP_CALL ? site + 5 : 0;
+}
+#else
+const unsigned sk__arch_call_site_before = 0;
+
+bool sk__arch_call_reloc(unsigned type, int64_t addend)
+{
+	(void)type, (void)addend;
+	return false;
+}
+
+bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
+{
+	(void)field, (void)site, (void)dest;
+	return false;
+}
+
+bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,
+			       uintptr_t to, unsigned char *out)
+{
+	(void)site, (void)old, (void)to, (void)out;
+	return false;
+}
+
+uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn)
+{
+	(void)site, (void)insn;
+	return 0;
+}
+#endif

@@ -28,6 +28,11 @@
  * whose first byte is no longer int3, the thread simply re-executes the
  * (now complete) instruction.  Anything else is not
  * ours: the OS half hands it on.
+ *
+ * A static call's call site (a call, not a jump) resumes at its target
+ * with its return address pushed: the OS half pushes what resolve says,
+ * the kernel's int3_emulate_call.  Its late traps are found in the sorted
+ * list of patched call sites (sk__trap_set_call_sites).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -54,6 +59,12 @@ static struct trap_batch batch_slot;
 static struct trap_batch *live_batch;
 static struct trap_batch *stuck; /* grows; shrinks when objects unload */
 static struct site_index *live_sites;
+/* The static calls' patched call sites, ascending (late traps). */
+struct call_site_index {
+	uintptr_t *v;
+	size_t n;
+};
+static struct call_site_index *live_call_sites;
 static unsigned long readers;
 
 /* Where the site tables are, for the gdb script installed with
@@ -111,9 +122,28 @@ static bool index_has(const struct site_index *s, uintptr_t addr)
 	return false;
 }
 
+static bool call_sites_have(uintptr_t addr)
+{
+	struct call_site_index *c = __atomic_load_n(&live_call_sites,
+						    __ATOMIC_SEQ_CST);
+	const uintptr_t *v = c ? c->v : NULL;
+	size_t lo = 0, hi = c ? c->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] == addr)
+			return true;
+		if (v[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 /* One look: where to resume a thread that trapped at @addr, or 0 if not
  * ours (*@again: a batch may have been published meanwhile: look again). */
-static uintptr_t resolve_once(uintptr_t addr, bool *again)
+static uintptr_t resolve_once(uintptr_t addr, uintptr_t *push, bool *again)
 {
 	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
 	const struct sk__patch *p = b ? batch_find(b, addr) : NULL;
@@ -121,12 +151,15 @@ static uintptr_t resolve_once(uintptr_t addr, bool *again)
 
 	if (!p && st)
 		p = batch_find(st, addr);
-	if (p)
+	if (p) {
+		*push = p->push;
 		return p->dest;
+	}
 	struct site_index *s = __atomic_load_n(&live_sites, __ATOMIC_SEQ_CST);
 	/* A static call's trampoline is known by its shape (static_call.c):
 	 * its jump is a site of no object's table. */
-	if (!(s && index_has(s, addr)) && !sk__arch_call_slot(addr))
+	if (!(s && index_has(s, addr)) && !sk__arch_call_slot(addr) &&
+	    !call_sites_have(addr))
 		return 0;
 	if (*(volatile unsigned char *)addr != sk__arch_trap_byte)
 		return addr; /* late trap: re-run the new insn */
@@ -137,7 +170,7 @@ static uintptr_t resolve_once(uintptr_t addr, bool *again)
 	return 0;
 }
 
-uintptr_t sk__trap_resolve(uintptr_t addr)
+uintptr_t sk__trap_resolve(uintptr_t addr, uintptr_t *push)
 {
 	uintptr_t resume = 0;
 	bool again = true;
@@ -145,7 +178,8 @@ uintptr_t sk__trap_resolve(uintptr_t addr)
 	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
 	for (int tries = 0; again && tries < 1000; tries++) {
 		again = false;
-		resume = resolve_once(addr, &again);
+		*push = 0;
+		resume = resolve_once(addr, push, &again);
 	}
 	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
 	return resume;
@@ -250,6 +284,28 @@ void sk__trap_set_sites(struct sk__site_table *tables, size_t n)
 	wait_for_readers();
 	if (old) {
 		sk__mem_free(old->tables);
+		sk__mem_free(old);
+	}
+}
+
+void sk__trap_set_call_sites(uintptr_t *v, size_t n)
+{
+	struct call_site_index *next = NULL;
+
+	if (v) {
+		next = sk__mem_alloc(sizeof(*next));
+		if (!next) {
+			sk__mem_free(v);
+		} else {
+			next->v = v;
+			next->n = n;
+		}
+	}
+	struct call_site_index *old =
+		__atomic_exchange_n(&live_call_sites, next, __ATOMIC_SEQ_CST);
+	wait_for_readers();
+	if (old) {
+		sk__mem_free(old->v);
 		sk__mem_free(old);
 	}
 }

@@ -14,8 +14,10 @@
 /* ---- trap.c: where a trapped thread resumes -------------------------------- */
 
 /* sk__trap_resolve - where to resume a thread that trapped at the int3 at
- * @addr, or 0 if that int3 is not ours.  Lock-free; async-signal-safe. */
-uintptr_t sk__trap_resolve(uintptr_t addr);
+ * @addr, or 0 if that int3 is not ours; *@push: the return address its
+ * stack gets (a call site's emulated call), or 0.  Lock-free;
+ * async-signal-safe. */
+uintptr_t sk__trap_resolve(uintptr_t addr, uintptr_t *push);
 /* sk__trap_publish - let the handler resolve traps in @v (sorted). */
 void sk__trap_publish(const struct sk__patch *v, size_t n);
 /* sk__trap_retire - stop resolving the batch; returns when no handler can

@@ -31,8 +31,10 @@ static struct sigaction chained; /* what was installed before us */
  * instruction is int3, one byte (trapping, traps.linux: src/sources.txt). */
 #if defined(__x86_64__)
 #define REG_PC REG_RIP
+#define REG_SP REG_RSP
 #elif defined(__i386__)
 #define REG_PC REG_EIP
+#define REG_SP REG_ESP
 #else
 #error "trap delivery by SIGTRAP is written for x86's int3 only"
 #endif
@@ -56,9 +58,18 @@ static uintptr_t trap_address(const siginfo_t *info, const ucontext_t *uc)
 	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - TRAP_INSN_LEN;
 }
 
-/* set_pc - resume the interrupted thread at @pc.  Signal context. */
-static void set_pc(ucontext_t *uc, uintptr_t pc)
+/* set_pc - resume the interrupted thread at @pc, with @push (if not 0)
+ * pushed on its stack, as its call would have.  Signal context: the kernel
+ * put this handler's frame below the interrupted stack's red zone, so the
+ * word below the stack pointer is free, as for the call itself. */
+static void set_pc(ucontext_t *uc, uintptr_t pc, uintptr_t push)
 {
+	if (push) {
+		uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_SP] -
+			       sizeof(uintptr_t);
+		*(uintptr_t *)sp = push;
+		uc->uc_mcontext.gregs[REG_SP] = (greg_t)sp;
+	}
 	uc->uc_mcontext.gregs[REG_PC] = (greg_t)pc;
 }
 
@@ -105,11 +116,12 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
 	uintptr_t addr = trap_address(info, uc);
 	sk__trap_resume_fn resume_fn = __atomic_load_n(&resume_at,
 						       __ATOMIC_ACQUIRE);
-	uintptr_t resume = addr && resume_fn ? resume_fn(addr) : 0;
+	uintptr_t push = 0;
+	uintptr_t resume = addr && resume_fn ? resume_fn(addr, &push) : 0;
 
 	if (resume) {
 		SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
-		set_pc(uc, resume);
+		set_pc(uc, resume, push);
 		sk__count(SK__C_TRAPS_HANDLED, 1);
 	} else {
 		chain(sig, info, uc);

@@ -45,9 +45,15 @@ static uintptr_t trap_address(const EXCEPTION_RECORD *r)
 	return (uintptr_t)r->ExceptionAddress;
 }
 
-/* set_pc - resume the interrupted thread at @pc. */
-static void set_pc(CONTEXT *context, uintptr_t pc)
+/* set_pc - resume the interrupted thread at @pc, with @push (if not 0)
+ * pushed on its stack, as its call would have (the exception's frames are
+ * below the interrupted stack pointer). */
+static void set_pc(CONTEXT *context, uintptr_t pc, uintptr_t push)
 {
+	if (push) {
+		context->Rsp -= sizeof(DWORD64);
+		*(DWORD64 *)(uintptr_t)context->Rsp = (DWORD64)push;
+	}
 	context->Rip = (DWORD64)pc;
 }
 
@@ -58,14 +64,15 @@ static LONG CALLBACK breakpoint_handler(EXCEPTION_POINTERS *ep)
 	if (!addr)
 		return EXCEPTION_CONTINUE_SEARCH;
 	DWORD saved_error = GetLastError();
-	uintptr_t resume = resume_at(addr);
+	uintptr_t push = 0;
+	uintptr_t resume = resume_at(addr, &push);
 	if (!resume) {
 		sk__count(SK__C_TRAPS_CHAINED, 1);
 		SetLastError(saved_error);
 		return EXCEPTION_CONTINUE_SEARCH;
 	}
 	SK_INJECT(SK__INJECT_IN_TRAP_HANDLER);
-	set_pc(ep->ContextRecord, resume);
+	set_pc(ep->ContextRecord, resume, push);
 	sk__count(SK__C_TRAPS_HANDLED, 1);
 	SetLastError(saved_error);
 	return EXCEPTION_CONTINUE_EXECUTION;

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/core/call_sites.c - where an object calls its static calls'
+ * trampolines: the call sites that updates re-point at the target itself
+ * (the kernel's inline static calls, HAVE_STATIC_CALL_INLINE), so that a
+ * call costs what a direct call costs, not a call and a jump.
+ *
+ * The kernel knows its call sites because objtool records them at build
+ * time; a C compiler records nothing, but a link with -Wl,--emit-relocs
+ * keeps every relocation of the code in the file, and the ones that fill
+ * a call's or a tail jump's rel32 with a trampoline's address are exactly
+ * its call sites.  They are read once per object, at the registration of
+ * the first static call it defines (under the patch lock, in the library's
+ * one place for files), and each is taken only if all of these hold: the
+ * relocation's type and addend are a call's (arch: sk__arch_call_site),
+ * the instruction in memory is a direct call or jump whose destination is
+ * a trampoline of this object (known by its shape, sk__arch_call_slot),
+ * and the file holds the same bytes as memory there (a file replaced on
+ * disk gives nothing).  What another tool has written over since is
+ * refused at the update, as a key's site is.
+ *
+ * Only calls from the object that defines the static call are found: from
+ * another object they go through its PLT, not to the trampoline.  A link
+ * without --emit-relocs has none, and its calls keep going through the
+ * trampoline, as before.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "support/mem.h"
+
+/* An object whose relocations were read, and the call sites found. */
+struct scanned {
+	struct scanned *next;
+	uintptr_t lo, hi;
+	struct sk__call_site *v; /* .addr, and .insn: the call as found */
+	uintptr_t *tramp;        /* each one's trampoline */
+	size_t n;
+};
+
+static struct scanned *scanned; /* under the patch lock */
+
+#define MAX_SITES 8192 /* call sites an object may have found (64 KiB) */
+
+static bool in_code(const struct sk__image *img, uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < img->nsegments; i++)
+		if (lo >= img->segments[i].lo && hi <= img->segments[i].hi)
+			return true;
+	return false;
+}
+
+/* The relocated field at @field fills a call or jump to one of this
+ * object's trampolines. */
+static bool want(void *ctx, uintptr_t field, unsigned type, int64_t addend)
+{
+	const struct sk__image *img = ctx;
+	uintptr_t site, dest;
+
+	return sk__arch_call_reloc(type, addend) &&
+	       in_code(img, field - sk__arch_call_site_before, field + 4) &&
+	       sk__arch_call_site(field, &site, &dest) &&
+	       in_code(img, dest, dest + 1) && sk__arch_call_slot(dest);
+}
+
+static struct scanned *scan(const struct sk__image *img)
+{
+	uint64_t *fields = sk__mem_alloc(MAX_SITES * sizeof(*fields));
+	struct scanned *s = sk__mem_alloc(sizeof(*s));
+	long n = -ENOMEM;
+
+	if (fields && s) {
+		sk__fdslot_lend();
+		n = sk__os_text_relocs(img->path, sk__os_in_program((void *)img->lo),
+				       img->bias, sk__arch_call_site_before, want,
+				       (void *)img, fields, MAX_SITES);
+		sk__fdslot_return();
+	}
+	if (n < 0 || !s) {
+		sk__mem_free(fields);
+		sk__mem_free(s);
+		return NULL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->lo = img->lo;
+	s->hi = img->hi;
+	s->v = n ? sk__mem_alloc((size_t)n * sizeof(*s->v)) : NULL;
+	s->tramp = n ? sk__mem_alloc((size_t)n * sizeof(*s->tramp)) : NULL;
+	if (n && (!s->v || !s->tramp))
+		n = 0;
+	for (long i = 0; i < n; i++) {
+		uintptr_t site, dest;
+		/* Read again: want() said yes to this field a moment ago. */
+		(void)sk__arch_call_site((uintptr_t)fields[i], &site, &dest);
+		s->v[s->n].addr = site;
+		memcpy(s->v[s->n].insn, (const void *)site, sk__arch_site_size);
+		s->tramp[s->n++] = dest;
+	}
+	sk__mem_free(fields);
+	return s;
+}
+
+int sk__call_sites_find_locked(uintptr_t tramp, const struct sk__image *img,
+			       struct sk__call_site **out, size_t *nout)
+{
+	struct scanned *s = scanned;
+
+	*out = NULL;
+	*nout = 0;
+	if (!sk__arch_call_site_before || img->hi <= img->lo)
+		return 0;
+	while (s && !(tramp >= s->lo && tramp < s->hi))
+		s = s->next;
+	if (!s) {
+		s = scan(img);
+		if (!s)
+			return -ENOMEM;
+		s->next = scanned;
+		scanned = s;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += s->tramp[i] == tramp;
+	if (!n)
+		return 0;
+	struct sk__call_site *v = sk__mem_alloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < s->n; i++)
+		if (s->tramp[i] == tramp)
+			v[k++] = s->v[i];
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+void sk__call_sites_forget_locked(uintptr_t lo, uintptr_t hi)
+{
+	for (struct scanned **pp = &scanned; *pp;) {
+		struct scanned *s = *pp;
+		if (s->lo >= lo && s->lo < hi) {
+			*pp = s->next;
+			sk__mem_free(s->v);
+			sk__mem_free(s->tramp);
+			sk__mem_free(s);
+		} else {
+			pp = &s->next;
+		}
+	}
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * src/os/elf/text_relocs.c - the relocations of an object's code, as the
+ * linker kept them in its file (`-Wl,--emit-relocs`), for static calls
+ * whose call sites are patched (core/static_call.c): the only record of
+ * which instructions call a trampoline that a C compiler leaves behind.
+ *
+ * Read from the file, never from memory (relocation sections are not
+ * loaded): its section headers, then each SHT_RELA section that applies
+ * to an executable section, a block at a time.  A field the caller wants
+ * is taken only if the file's bytes around it equal the loaded ones: a
+ * file replaced on disk since the object was loaded gives nothing.  In
+ * the library's one place for files (os/linux/fd_slot.c), under the patch
+ * lock; the caller lends it.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "os/os.h"
+
+#if UINTPTR_MAX > 0xffffffffu
+typedef Elf64_Ehdr Ehdr;
+typedef Elf64_Shdr Shdr;
+typedef Elf64_Rela Rela;
+#define OWN_CLASS ELFCLASS64
+#define RELA_TYPE(i) ELF64_R_TYPE(i)
+#else
+/* i686 links keep SHT_REL (the addend in the code): not read, so i686
+ * call sites keep calling the trampoline. */
+typedef Elf32_Ehdr Ehdr;
+typedef Elf32_Shdr Shdr;
+typedef Elf32_Rela Rela;
+#define OWN_CLASS ELFCLASS32
+#define RELA_TYPE(i) ELF32_R_TYPE(i)
+#endif
+
+#define BLOCK 1024 /* relocations read at a time (24 KiB) */
+#define FIELD 4    /* the pc-relative fields asked about: 32 bits */
+
+static bool read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/* The file's bytes [@vaddr - @before, @vaddr + FIELD) equal the loaded
+ * ones, @text being the section that holds them. */
+static bool same_as_loaded(int fd, const Shdr *text, uint64_t vaddr,
+			   unsigned before, uintptr_t bias)
+{
+	unsigned char file[16];
+	uint64_t from = vaddr - before;
+	size_t len = before + FIELD;
+
+	if (len > sizeof(file) || from < text->sh_addr ||
+	    vaddr + FIELD > text->sh_addr + text->sh_size)
+		return false;
+	return read_at(fd, file, len, text->sh_offset + (from - text->sh_addr)) &&
+	       memcmp(file, (const void *)(bias + from), len) == 0;
+}
+
+static long scan(int fd, uintptr_t bias, unsigned before,
+		 sk__os_reloc_want *want, void *ctx, uint64_t *out, size_t max)
+{
+	Ehdr eh;
+	Rela *block = NULL;
+	Shdr *sh = NULL;
+	long n = 0;
+
+	if (!read_at(fd, &eh, sizeof(eh), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != OWN_CLASS ||
+	    eh.e_shentsize != sizeof(Shdr) || eh.e_shnum == 0)
+		return 0;
+	sh = calloc(eh.e_shnum, sizeof(*sh));
+	block = malloc(BLOCK * sizeof(*block));
+	if (!sh || !block) {
+		n = -ENOMEM;
+		goto out;
+	}
+	if (!read_at(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff))
+		goto out;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		/* Relocations of an executable section that is loaded. */
+		if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(Rela) ||
+		    sh[i].sh_info == 0 || sh[i].sh_info >= eh.e_shnum)
+			continue;
+		const Shdr *text = &sh[sh[i].sh_info];
+		if ((text->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+		    (SHF_ALLOC | SHF_EXECINSTR))
+			continue;
+		size_t total = sh[i].sh_size / sizeof(Rela);
+		for (size_t at = 0; at < total; at += BLOCK) {
+			size_t k = total - at < BLOCK ? total - at : BLOCK;
+			if (!read_at(fd, block, k * sizeof(Rela),
+				     sh[i].sh_offset + at * sizeof(Rela)))
+				goto out;
+			for (size_t j = 0; j < k; j++) {
+				uint64_t vaddr = block[j].r_offset;
+				if (vaddr < text->sh_addr ||
+				    vaddr + FIELD > text->sh_addr + text->sh_size ||
+				    !want(ctx, bias + vaddr,
+					  RELA_TYPE(block[j].r_info),
+					  block[j].r_addend) ||
+				    !same_as_loaded(fd, text, vaddr, before, bias))
+					continue;
+				if ((size_t)n == max) {
+					n = -E2BIG;
+					goto out;
+				}
+				out[n++] = bias + vaddr;
+			}
+		}
+	}
+out:
+	free(block);
+	free(sh);
+	return n;
+}
+
+long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
+			unsigned before, sk__os_reloc_want *want, void *ctx,
+			uint64_t *out, size_t max)
+{
+	int fd;
+
+	if (program) {
+		fd = sk__os_open_program();
+	} else {
+		fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd < 0)
+			fd = path[0] ? -errno : -ENOENT;
+	}
+	if (fd < 0)
+		return fd;
+	long n = scan(fd, bias, before, want, ctx, out, max);
+	close(fd);
+	return n;
+}

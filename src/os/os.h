@@ -32,7 +32,9 @@
  *                          (sk__os_image_of), for the ELF systems;
  *                          macho/image.c for macOS, pe/image.c for
  *                          Windows; <format>/symbols.c: a function's name
- *                          for a message
+ *                          for a message; elf/text_relocs.c: the
+ *                          relocations a link kept (static calls' call
+ *                          sites; none for Mach-O and PE)
  *   trap delivery          only with an architecture whose patch protocol
  *                          traps (x86): bringing a trapping thread to the
  *                          architecture and resuming it where it says

@@ -41,6 +41,8 @@
 # Static calls' trampolines (statickeys/static_call.h) are known by their
 # shape: their int3s are let through like a site's, and a breakpoint on one
 # is moved to where its jump leads now (it does not follow later updates).
+# Their call sites, where the runtime patches them (a link with
+# -Wl,--emit-relocs), are known from its list, sk__debugger_call_sites.
 #
 # Whether the script is loaded: it sets sk__debugger_script in the runtime;
 # under a tracer without it, the runtime says on stderr how to load it.
@@ -95,6 +97,31 @@ def _is_site(addr):
             for i, (code, _, _, _) in enumerate(struct.iter_unpack("<4i", raw)):
                 if entries + 16 * i + code == addr:
                     return True
+    except (gdb.MemoryError, gdb.error):
+        pass
+    return False
+
+
+def _is_call_site(addr):
+    """addr is a static call's call site that the runtime patches (its
+    list, sk__debugger_call_sites: a pointer to {sites, count}, the sites
+    ascending: what its trap handler knows)."""
+    try:
+        where = int(gdb.parse_and_eval(
+            "(unsigned long)&sk__debugger_call_sites"))
+    except gdb.error:
+        return False  # the runtime is not loaded (yet), or is older
+    try:
+        index = _u64(_u64(where))
+        if index == 0:
+            return False
+        sites, first, last = _u64(index), 0, min(_u64(index + 8), 1 << 24)
+        while first < last:
+            mid = (first + last) // 2
+            v = _u64(sites + 8 * mid)
+            if v == addr:
+                return True
+            first, last = (mid + 1, last) if v < addr else (first, mid)
     except (gdb.MemoryError, gdb.error):
         pass
     return False
@@ -207,7 +234,8 @@ true to stop, false for a trap of a statickeys site (retried silently)."""
             return True  # kill(), raise(), sigqueue(): show it
         if code != _SI_KERNEL:
             return False  # single-step, hardware breakpoint: gdb's
-        if _is_site(pc) or _trampoline(pc) is not None:
+        if (_is_site(pc) or _trampoline(pc) is not None or
+                _is_call_site(pc)):
             self.retried += 1
             return False
         try:

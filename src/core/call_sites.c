@@ -77,11 +77,15 @@ static struct scanned *scan(const struct sk__image *img)
 				       (void *)img, fields, MAX_SITES);
 		sk__fdslot_return();
 	}
-	if (n < 0 || !s) {
+	if (n == -ENOMEM || !s) {
 		sk__mem_free(fields);
 		sk__mem_free(s);
 		return NULL;
 	}
+	/* A file that cannot be read (gone, or more sites than we take):
+	 * none, and it is not read again for the object's other calls. */
+	if (n < 0)
+		n = 0;
 	memset(s, 0, sizeof(*s));
 	s->lo = img->lo;
 	s->hi = img->hi;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
-# gdb_static_call_test.sh PROGRAM LIBDIR - debug a program that re-points a
+# gdb_static_call_test.sh PROGRAM LIBDIR [SITES] - debug a program that re-points a
 # static call while threads call through it (sc_flipper.c), with gdb in
 # batch mode and the library's auto-loaded gdb script, as gdb_test.sh:
 #   1. no breakpoints: the threads meet the int3s of the trampoline's
@@ -11,8 +11,11 @@
 #      so, the moved breakpoint is hit, and once it is deleted the program
 #      runs on and exits 0 (a gdb int3 left on the trampoline would have
 #      made every update fail with EILSEQ).
+# SITES=patched: the program was linked with -Wl,--emit-relocs, so its call
+# sites are patched too, and their int3s are the ones the threads meet
+# (the script knows them from the runtime's list).
 set -u
-prog=$1 libdir=$2
+prog=$1 libdir=$2 sites=${3:-}
 command -v gdb >/dev/null || { echo "SKIPPED: gdb is not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,6 +40,9 @@ check "no update refused, no wrong call" has "3000 updates, 0 refused, [0-9]* ca
 retried=$(sed -n 's/^statickeys traps retried by gdb: //p' "$tmp/out")
 check "threads did meet the trampoline's int3s under gdb (${retried:-none})" \
 	test "${retried:-0}" -gt 0
+if [ "$sites" = patched ]; then
+	check "the call site was patched (--emit-relocs)" has "call site: patched"
+fi
 
 cat >"$tmp/bp.gdb" <<'G'
 break sk__sct_route

@@ -65,6 +65,9 @@ struct call_site_index {
 	size_t n;
 };
 static struct call_site_index *live_call_sites;
+/* ... and for the gdb script, which reads the list the same way. */
+SK_API struct call_site_index *const *const sk__debugger_call_sites =
+	&live_call_sites;
 static unsigned long readers;
 
 /* Where the site tables are, for the gdb script installed with

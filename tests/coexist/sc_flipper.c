@@ -11,6 +11,7 @@
  * of the two targets' values.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,12 +25,13 @@ int target_one(int x) { return x + 1; }
 int target_two(int x) { return x + 2; }
 SK_DEFINE_STATIC_CALL(route, target_one);
 
-static int stop;
+static int stop, started;
 static unsigned long long calls, wrong;
 
 static void *caller(void *arg)
 {
 	(void)arg;
+	__atomic_fetch_add(&started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		int v = sk_static_call(route)(10);
 		__atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
@@ -46,6 +48,11 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, caller, NULL);
+	/* Update once the callers run: a thread the C library is still
+	 * starting blocks every signal, and an update waits for it (and
+	 * refuses, EBUSY, past a second: under gdb on a loaded machine). */
+	while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
 	for (int i = 0; i < updates; i++) {
 		errors += sk_static_call_update(route, i % 2 ? target_one
 							     : target_two) != 0;

@@ -12,6 +12,10 @@
  * the caller's business, docs/static-calls.md).
  *
  *   objects PLUGIN_THAT_REGISTERS PLAIN_PLUGIN
+ *
+ * static_call_objects_sites: the library linked with -Wl,--emit-relocs
+ * (SC_EXPECT_SITES): its call site in lib_call() is patched, so it leads
+ * to each target itself, a plugin's too, and checked so at the start.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -21,6 +25,7 @@
 #include "objects_lib.h"
 
 #include "../check.h"
+#include "call_site.h"
 
 static int exe_op(int x)
 {
@@ -73,6 +78,12 @@ int main(int argc, char **argv)
 	}
 	CHECK(sk_static_call(shared_op)(1) == 1001 && lib_call(1) == 1001,
 	      "the library's defined target, from both objects");
+#ifdef SC_EXPECT_SITES
+	const void *dest[2] = { (const void *)SK__SC_KEY(shared_op).tramp,
+				(const void *)lib_default };
+	CHECK(call_goes_to((const void *)lib_call, 64, dest, 2) == 1,
+	      "the library's call site leads to its target itself");
+#endif
 	CHECK(sk_static_call_update(shared_op, exe_op) == 0, "to the program");
 	CHECK(sk_static_call(shared_op)(1) == 2001 && lib_call(1) == 2001,
 	      "the program's target, from both objects");

@@ -46,8 +46,11 @@ static uintptr_t trap_address(const EXCEPTION_RECORD *r)
 }
 
 /* set_pc - resume the interrupted thread at @pc, with @push (if not 0)
- * pushed on its stack, as its call would have (the exception's frames are
- * below the interrupted stack pointer). */
+ * pushed on its stack, as its call would have.  No call site is patched on
+ * Windows today (a PE link keeps no relocations the runtime reads), so no
+ * push is asked; were one, the word below the interrupted stack pointer is
+ * the top of the exception's machine frame, which resuming from the
+ * CONTEXT does not read. */
 static void set_pc(CONTEXT *context, uintptr_t pc, uintptr_t push)
 {
 	if (push) {

@@ -54,32 +54,3 @@ const void *sk__arch_call_follow(const void *func)
 {
 	return func; /* no thunk form is decoded on these architectures */
 }
-
-/* No call site is patched: calls go through the trampoline (or the
- * pointer), so none is looked for. */
-const unsigned sk__arch_call_site_before = 0;
-
-bool sk__arch_call_reloc(unsigned type, int64_t addend)
-{
-	(void)type, (void)addend;
-	return false;
-}
-
-bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
-{
-	(void)field, (void)site, (void)dest;
-	return false;
-}
-
-bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,
-			       uintptr_t to, unsigned char *out)
-{
-	(void)site, (void)old, (void)to, (void)out;
-	return false;
-}
-
-uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn)
-{
-	(void)site, (void)insn;
-	return 0;
-}

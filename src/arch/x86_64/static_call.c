@@ -122,9 +122,9 @@ const void *sk__arch_call_follow(const void *func)
  * protocol: its first byte is int3 meanwhile, and a thread that meets it
  * is resumed as if it had run the instruction, at the new target, its
  * return address pushed for a call (the kernel's int3_emulate_call).
- * i686 links keep no relocations we read (os/elf/text_relocs.c): there,
- * calls go through the trampoline. */
-#ifdef __x86_64__
+ * i686 links keep their relocations' addends in the code (SHT_REL), which
+ * os/elf/text_relocs.c does not read: there none is found, and calls go
+ * through the trampoline.  (R_386_PC32 and PLT32 have the same numbers.) */
 #define RELOC_PC32 2  /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
 #define RELOC_PLT32 4 /* R_X86_64_PLT32 */
 #define OP_CALL 0xe8
@@ -166,31 +166,3 @@ uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn)
 {
 	return insn[0] == OP_CALL ? site + 5 : 0;
 }
-#else
-const unsigned sk__arch_call_site_before = 0;
-
-bool sk__arch_call_reloc(unsigned type, int64_t addend)
-{
-	(void)type, (void)addend;
-	return false;
-}
-
-bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
-{
-	(void)field, (void)site, (void)dest;
-	return false;
-}
-
-bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,
-			       uintptr_t to, unsigned char *out)
-{
-	(void)site, (void)old, (void)to, (void)out;
-	return false;
-}
-
-uintptr_t sk__arch_call_site_return(uintptr_t site, const unsigned char *insn)
-{
-	(void)site, (void)insn;
-	return 0;
-}
-#endif

@@ -60,7 +60,7 @@ static bool same_as_loaded(int fd, const Shdr *text, uint64_t vaddr,
 	    vaddr + FIELD > text->sh_addr + text->sh_size)
 		return false;
 	return read_at(fd, file, len, text->sh_offset + (from - text->sh_addr)) &&
-	       memcmp(file, (const void *)(bias + from), len) == 0;
+	       memcmp(file, (const void *)(uintptr_t)(bias + from), len) == 0;
 }
 
 static long scan(int fd, uintptr_t bias, unsigned before,

@@ -81,9 +81,7 @@ fi
 
 # rustc and the other tools sit next to cargo (~/.cargo/bin under rustup).
 export PATH="$(dirname "$cargo"):$PATH"
-# <build>/rust-target, or the one named for the step's group
-# (tests/rust/CMakeLists.txt: the other targets' steps have their own).
-export CARGO_TARGET_DIR="$build/${SK_RUST_TARGET_DIR:-rust-target}"
+export CARGO_TARGET_DIR="$build/rust-target"
 export CARGO_TERM_COLOR=never
 # One test at a time: the harness starts a thread per test, and a starting
 # thread blocks every signal, which makes a flip in another test wait for it

@@ -123,13 +123,14 @@ const void *sk__arch_call_follow(const void *func)
  * is resumed as if it had run the instruction, at the new target, its
  * return address pushed for a call (the kernel's int3_emulate_call).
  * i686 links keep their relocations' addends in the code (SHT_REL), which
- * os/elf/text_relocs.c does not read: there none is found, and calls go
- * through the trampoline.  (R_386_PC32 and PLT32 have the same numbers.) */
+ * os/elf/text_relocs.c does not read: none could be found there, so i686
+ * does not look (no file read at start-up), and calls go through the
+ * trampoline.  (R_386_PC32 and PLT32 have the same numbers.) */
 #define RELOC_PC32 2  /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
 #define RELOC_PLT32 4 /* R_X86_64_PLT32 */
 #define OP_CALL 0xe8
 #define OP_JMP 0xe9
-const unsigned sk__arch_call_site_before = 1;
+const unsigned sk__arch_call_site_before = sizeof(void *) == 8 ? 1 : 0;
 
 bool sk__arch_call_reloc(unsigned type, int64_t addend)
 {

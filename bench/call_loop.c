@@ -3,11 +3,11 @@
  * bench/call_loop.c - experiment 13a: what one call costs, by how the
  * callee is chosen.
  *
- *	call_loop_<variant>_<build> ITERATIONS [time]
+ *	call_loop_<variant>_<build>[_sites] ITERATIONS [time]
  *
- * Built once per variant (CALL_VARIANT) and per build (plain, retpoline:
- * -mindirect-branch=thunk, cet: -fcf-protection=full), so that each binary
- * holds one kind of call:
+ * Built once per variant (CALL_VARIANT), per build (plain, retpoline:
+ * -mindirect-branch=thunk, cet: -fcf-protection=full) and per layout
+ * (CALL_SITES), so that each binary holds one kind of call:
  *   direct   a call to the function itself (the floor);
  *   static   sk_static_call() (x86-64: a direct call to the trampoline,
  *            whose jump was pointed at the target at start-up);
@@ -16,6 +16,13 @@
  *            Linux; CALL_VARIANT is static's);
  *   pointer  a call through a function pointer in writable memory;
  *   switch   a switch on a mode variable, each case a direct call.
+ * Layouts: one call site run in a loop (CALL_SITES 1), the friendliest case
+ * for a pointer, whose one indirect branch the CPU then always predicts;
+ * and the same call written at 1,024 places run one after the other
+ * (CALL_SITES 1024, the "_sites" programs), as a hook called from all over
+ * a program's hot path is: each place is a branch of its own for the
+ * CPU's predictors, and 1,024 indirect ones outgrow what it keeps of
+ * them, while a direct call's target is in the instruction itself.
  * Without "time": cachegrind counts the loop (run_bench.py runs two
  * iteration counts and subtracts).  With "time": ns per call, the median of
  * 7 timed runs of ITERATIONS calls, as one JSON line.  The memory clobber
@@ -35,6 +42,9 @@
 
 #ifndef CALL_VARIANT
 #error "define CALL_VARIANT"
+#endif
+#ifndef CALL_SITES
+#define CALL_SITES 1
 #endif
 
 /* noipa: the call stays a call, its result is not folded. */
@@ -67,13 +77,23 @@ static inline long by_mode(long x)
 #define CALL(x) by_mode(x)
 #endif
 
+/* One call site, written CALL_SITES times. */
+#define SITE_1 acc = CALL(acc); __asm__ __volatile__("" ::: "memory");
+#define SITE_4 SITE_1 SITE_1 SITE_1 SITE_1
+#define SITE_16 SITE_4 SITE_4 SITE_4 SITE_4
+#define SITE_64 SITE_16 SITE_16 SITE_16 SITE_16
+#define SITE_256 SITE_64 SITE_64 SITE_64 SITE_64
+#define SITE_1024 SITE_256 SITE_256 SITE_256 SITE_256
+#define SITES_(n) SITE_##n
+#define SITES(n) SITES_(n)
+
+/* @n calls (rounded down to whole passes over the sites). */
 __attribute__((noinline)) static long loop(long n)
 {
 	long acc = 0;
 
-	for (long i = 0; i < n; i++) {
-		acc = CALL(acc);
-		__asm__ __volatile__("" ::: "memory");
+	for (long i = 0; i + CALL_SITES <= n; i += CALL_SITES) {
+		SITES(CALL_SITES)
 	}
 	return acc;
 }
@@ -97,6 +117,9 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 	long acc;
+
+	/* Whole passes, at least one: ns per call stays true. */
+	n = n < CALL_SITES ? CALL_SITES : n - n % CALL_SITES;
 
 	/* Every variant reaches the same function: work_b adds 2. */
 	if (argc > 2) {

@@ -3,10 +3,12 @@
 // targets, in a namespace), the typed handle (update() only takes the
 // call's type: tests/static_call/misuse_cases.c covers the C++ refusal of
 // the C macros; a wrong type for static_call::update is a plain overload
-// error), errors as exceptions and error codes, a commit with a key.
+// error), errors as exceptions and error codes, the RET0 target, a commit
+// with a key.
 #include <statickeys.hpp>
 
 #include <system_error>
+#include <type_traits>
 
 #include "../check.h"
 
@@ -22,12 +24,16 @@ int counter::hits;
 
 SK_DEFINE_STATIC_CALL(scale, app::plain);
 SK_DEFINE_STATIC_CALL_NULL(on_event, app::counter::hit);
+SK_DEFINE_STATIC_CALL_RET0(limit, app::plain);
 SK_DEFINE_KEY_FALSE(verbose);
 
 int main()
 {
 	CHECK(sk_static_call(scale)(21) == 21, "defined target");
 	auto handle = SK_STATIC_CALL_REF(scale);
+	static_assert(std::is_same_v<decltype(handle),
+				     statickeys::static_call<int(int)>>,
+		      "the handle has the call's type");
 	handle.update(app::doubled);
 	CHECK(sk_static_call(scale)(21) == 42, "after update()");
 	CHECK(handle.query() == &app::doubled, "query()");
@@ -46,6 +52,16 @@ int main()
 	ev.update(nullptr);
 	sk_static_call_cond(on_event)();
 	CHECK(app::counter::hits == 1, "nullptr: no target again");
+
+	CHECK(sk_static_call(limit)(9) == 0, "RET0 at first");
+	auto lim = SK_STATIC_CALL_REF(limit);
+	lim.update(app::doubled);
+	CHECK(sk_static_call(limit)(9) == 18, "RET0 call re-pointed");
+	lim.update_return0();
+	CHECK(sk_static_call(limit)(9) == 0 &&
+		      reinterpret_cast<void *>(lim.query()) ==
+			      reinterpret_cast<void *>(&sk_static_call_return0),
+	      "update_return0(): returns 0 again, and query() says so");
 
 	statickeys::commit_calls({ SK_KEY_CHANGE(&verbose, true) },
 				 { handle.change(app::doubled) });

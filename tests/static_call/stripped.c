@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * stripped.c - a program linked with -Wl,--emit-relocs and then stripped
+ * (docs/static-calls.md, "Call sites"), run as two copies of one build:
+ *
+ *	stripped all       `strip` (--strip-all, what `install -s` and
+ *	                   Debian's dh_strip do to programs) removes the
+ *	                   relocations: no call site is found, and every call
+ *	                   goes through the trampoline, correctly
+ *	stripped unneeded  `strip --strip-unneeded` (or --strip-debug, what
+ *	                   dh_strip does to shared libraries) keeps them: the
+ *	                   call site is patched
+ *
+ * Either way each update lands every later call in the new target.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <statickeys.h>
+
+#include "../check.h"
+#include "call_site.h"
+
+static int add1(int x) { return x + 1; }
+static int add2(int x) { return x + 2; }
+
+SK_DEFINE_STATIC_CALL(adder, add1);
+
+__attribute__((noinline)) static int call_adder(int x)
+{
+	return sk_static_call(adder)(x);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "all") && strcmp(argv[1], "unneeded")))
+		return fprintf(stderr, "usage: %s all|unneeded\n", argv[0]), 2;
+	bool patched = strcmp(argv[1], "unneeded") == 0;
+	const void *dest[3] = { (const void *)SK__SC_KEY(adder).tramp,
+				(const void *)add1, (const void *)add2 };
+
+	CHECK(call_adder(1) == 2, "the defined target");
+	CHECK(sk_static_call_update(adder, add2) == 0, "update");
+	CHECK(call_adder(1) == 3, "the new target after the update");
+	int to = call_goes_to((const void *)call_adder, 64, dest, 3);
+	if (patched)
+		CHECK(to == 2, "the call site goes to the target itself "
+		      "(got %d: 0 trampoline, 1 old target)", to);
+	else
+		CHECK(to == 0, "no relocations: the call site goes to the "
+		      "trampoline (got %d)", to);
+	CHECK(sk_static_call_update(adder, add1) == 0 && call_adder(1) == 2,
+	      "and back");
+	return check_summary();
+}

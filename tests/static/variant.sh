@@ -58,10 +58,10 @@ targets="core_selftest core_torture
   core_sigtrap_chain core_fork_flips linux_kernel_api faults_thread_models
   faults_model_plugin faults_signals faults_handler_updates faults_process_model control_socket
   static_call_basic static_call_kernel_selftest static_call_torture
-  static_call_inline_basic static_call_inline_torture skctl
+  static_call_inline_basic static_call_inline_torture static_call_inline_strip skctl
   skdemo"
 # control_static_calls runs skdemo and skctl (built above).
-tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e|control_static_calls|static_call_(basic|kernel_selftest|torture_procmem|torture_mprotect|inline_basic|inline_torture_procmem|inline_torture_mprotect))$'
+tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e|control_static_calls|static_call_(basic|kernel_selftest|torture_procmem|torture_mprotect|inline_basic|inline_torture_procmem|inline_torture_mprotect|inline_strip|inline_strip_all|inline_strip_unneeded))$'
 left_out=()
 [ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * stripped.c - a program linked with -Wl,--emit-relocs and then stripped
- * (docs/static-calls.md, "Call sites"), run as two copies of one build:
+ * (docs/static-calls.md, "Call sites"): the program as linked and two
+ * stripped copies of it, each told what to expect:
  *
- *	stripped all       `strip` (--strip-all, what `install -s` and
- *	                   Debian's dh_strip do to programs) removes the
- *	                   relocations: no call site is found, and every call
- *	                   goes through the trampoline, correctly
- *	stripped unneeded  `strip --strip-unneeded` (or --strip-debug, what
- *	                   dh_strip does to shared libraries) keeps them: the
- *	                   call site is patched
+ *	static_call_inline_strip           as linked: patched
+ *	static_call_inline_strip_all       `strip` (--strip-all, what
+ *	                                   `install -s` and Debian's dh_strip do
+ *	                                   to programs) removes the relocations:
+ *	                                   no call site is found, and every call
+ *	                                   goes through the trampoline, correctly
+ *	static_call_inline_strip_unneeded  `strip --strip-unneeded` (or
+ *	                                   --strip-debug, what dh_strip does to
+ *	                                   shared libraries) keeps them: patched
  *
  * Either way each update lands every later call in the new target.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +37,11 @@ __attribute__((noinline)) static int call_adder(int x)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2 || (strcmp(argv[1], "all") && strcmp(argv[1], "unneeded")))
-		return fprintf(stderr, "usage: %s all|unneeded\n", argv[0]), 2;
-	bool patched = strcmp(argv[1], "unneeded") == 0;
+	if (argc != 2 ||
+	    (strcmp(argv[1], "patched") && strcmp(argv[1], "trampoline")))
+		return fprintf(stderr, "usage: %s patched|trampoline\n",
+			       argv[0]), 2;
+	bool patched = strcmp(argv[1], "patched") == 0;
 	const void *dest[3] = { (const void *)SK__SC_KEY(adder).tramp,
 				(const void *)add1, (const void *)add2 };
 

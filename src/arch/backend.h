@@ -156,14 +156,30 @@ const void *sk__arch_call_follow(const void *func);
 /* sk__arch_call_site_before - the bytes of a call site's instruction before
  * its relocated field (x86: the opcode); 0 where none are patched. */
 extern const unsigned sk__arch_call_site_before;
-/* sk__arch_call_reloc - a relocation of this @type and @addend is the
- * kind that fills a direct call's or jump's offset (x86-64: R_X86_64_PLT32
- * or PC32, addend -4). */
-bool sk__arch_call_reloc(unsigned type, int64_t addend);
+/* sk__arch_call_reloc - whether a relocation of this @type and @addend is
+ * the kind that fills a direct call's or jump's offset (x86-64:
+ * R_X86_64_PLT32 or PC32, addend -4: SK__CALL_DIRECT), or the
+ * displacement of a call or jump through the GOT (R_X86_64_GOTPCREL or
+ * GOTPCRELX, addend -4: SK__CALL_GOT; rustc calls a function it did not
+ * compile, such as a trampoline its macro assembled, that way). */
+enum sk__call_reloc { SK__CALL_NONE, SK__CALL_DIRECT, SK__CALL_GOT };
+enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend);
 /* sk__arch_call_site - the field at @field is the offset of a direct call
  * or jump (x86-64: e8/e9 rel32): the instruction's address into *@site and
  * where it goes now into *@dest.  Reads the bytes around @field. */
 bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest);
+/* sk__arch_call_site_got - the field at @field is the displacement of a
+ * call or jump through a pointer (x86-64: ff 15 / ff 25 disp32, the
+ * pointer at the field's end + disp32): the pointer's value into *@dest.
+ * Reads the bytes around @field and the pointer. */
+bool sk__arch_call_site_got(uintptr_t field, uintptr_t *dest);
+/* sk__arch_call_site_direct - make that call or jump a direct one to where
+ * its pointer leads now (x86-64: 90 e8/e9 rel32, what a linker's GOT
+ * relaxation writes), written whole: only while nothing else can run it
+ * (one thread, a writer that writes in one system call; the caller says).
+ * Afterwards sk__arch_call_site() finds it at @field.  Return: 0 or -errno
+ * (-ERANGE: out of rel32's reach), the code unchanged on error. */
+int sk__arch_call_site_direct(uintptr_t field);
 /* sk__arch_call_site_encode - the call site at @site, holding @old, made to
  * go to @to, into @out (sk__arch_site_size bytes).  Return: false if it
  * cannot reach @to. */

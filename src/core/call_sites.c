@@ -29,6 +29,7 @@
 
 #include "core/core.h"
 #include "support/mem.h"
+#include "support/message.h"
 
 /* An object whose relocations were read, and the call sites found. */
 struct scanned {
@@ -52,16 +53,49 @@ static bool in_code(const struct sk__image *img, uintptr_t lo, uintptr_t hi)
 }
 
 /* The relocated field at @field fills a call or jump to one of this
- * object's trampolines. */
+ * object's trampolines, directly or through its GOT entry. */
 static bool want(void *ctx, uintptr_t field, unsigned type, int64_t addend)
 {
 	const struct sk__image *img = ctx;
 	uintptr_t site, dest;
 
-	return sk__arch_call_reloc(type, addend) &&
-	       in_code(img, field - sk__arch_call_site_before, field + 4) &&
-	       sk__arch_call_site(field, &site, &dest) &&
-	       in_code(img, dest, dest + 1) && sk__arch_call_slot(dest);
+	switch (sk__arch_call_reloc(type, addend)) {
+	case SK__CALL_DIRECT:
+		if (!in_code(img, field - sk__arch_call_site_before, field + 4) ||
+		    !sk__arch_call_site(field, &site, &dest))
+			return false;
+		break;
+	case SK__CALL_GOT:
+		if (!in_code(img, field - 2, field + 4) ||
+		    !sk__arch_call_site_got(field, &dest))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return in_code(img, dest, dest + 1) && sk__arch_call_slot(dest);
+}
+
+/*
+ * A call through the GOT to a trampoline (rustc's calls: arch/backend.h,
+ * sk__arch_call_site_direct) is made a direct call to the trampoline here,
+ * once, so that updates can re-point it as any call site: only while the
+ * process has one thread (at start-up, from the object's constructor) and
+ * the writer writes in one system call (procmem), so that no thread and no
+ * signal handler can run it half written.  Otherwise it stays a call
+ * through the GOT, which reaches the trampoline, correctly.
+ */
+static bool make_direct(uintptr_t field)
+{
+	if (!sk__single_threaded() || sk__writer_ready() != 0 ||
+	    !sk__writer_one_call())
+		return false;
+	int r = sk__arch_call_site_direct(field);
+
+	if (r)
+		sk__warn("a call through the GOT at %p stays one (%s)",
+			 (void *)(field - 2), strerror(-r));
+	return r == 0;
 }
 
 static struct scanned *scan(const struct sk__image *img)
@@ -94,9 +128,13 @@ static struct scanned *scan(const struct sk__image *img)
 	if (n && (!s->v || !s->tramp))
 		n = 0;
 	for (long i = 0; i < n; i++) {
-		uintptr_t site, dest;
-		/* Read again: want() said yes to this field a moment ago. */
-		(void)sk__arch_call_site((uintptr_t)fields[i], &site, &dest);
+		uintptr_t site, dest, field = (uintptr_t)fields[i];
+		/* Read again: want() said yes to this field a moment ago,
+		 * a direct call's or one through the GOT. */
+		if (!sk__arch_call_site(field, &site, &dest) &&
+		    !(make_direct(field) &&
+		      sk__arch_call_site(field, &site, &dest)))
+			continue;
 		s->v[s->n].addr = site;
 		memcpy(s->v[s->n].insn, (const void *)site, sk__arch_site_size);
 		s->tramp[s->n++] = dest;

@@ -183,6 +183,9 @@ int sk__writer_end(const struct sk__span *spans, size_t n);
  * the process (mprotect: the TLB shootdown of taking write permission
  * away), which the x86-64 protocol uses as its last step's core sync. */
 bool sk__writer_end_serialises(void);
+/* sk__writer_one_call - a span is written by one system call (procmem):
+ * no signal handler of the writing thread can run between its bytes. */
+bool sk__writer_one_call(void);
 const char *sk__writer_name(void);
 /* sk__writer_select - make @writer (SK_WRITER_*) the writer, if it works in
  * this process.  Return: 0, -EINVAL (unknown), -ENOTSUP (refused here). */

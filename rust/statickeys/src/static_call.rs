@@ -12,7 +12,7 @@
 //! define_static_call!(pub LOG: fn(msg: &str) -> usize = log_plain);
 //!
 //! fn main() {
-//!     assert_eq!(static_call!(LOG)("hello"), 5); // a direct call
+//!     assert_eq!(static_call!(LOG)("hello"), 5); // through the trampoline
 //!     LOG::update(log_loud).unwrap();           // only fn(&str) -> usize
 //!     assert_eq!(static_call!(LOG)("hello"), 10);
 //!     assert!(std::ptr::fn_addr_eq(LOG::query(), log_loud as fn(&str) -> usize));
@@ -64,10 +64,14 @@
 //! the macro defines, returning `Default::default()` (so the return type
 //! must implement `Default`): a call lands in it as in any target.
 //!
-//! On x86-64 Linux the call is a direct call to the static call's
-//! trampoline, one patched `jmp` (the C library's trampoline, the same
-//! runtime and batch protocol); elsewhere, or with the `portable` feature,
-//! it loads the target and calls it.  A target must be a Rust `fn` of the
+//! On x86-64 Linux the call goes to the static call's trampoline, one
+//! patched `jmp` (the C library's trampoline, the same runtime and batch
+//! protocol).  rustc calls it through the GOT, as every function it did not
+//! compile; linked with `-Wl,--emit-relocs` (`-C link-arg=-Wl,--emit-relocs`)
+//! the runtime makes each such call direct at start-up and re-points it at
+//! the target itself (the C library's docs/static-calls.md, "Call sites").
+//! Elsewhere, or with the `portable` feature, it loads the target and
+//! calls it.  A target must be a Rust `fn` of the
 //! declared signature; the static call and its target live for the whole
 //! program.
 use core::cell::UnsafeCell;
@@ -273,7 +277,7 @@ macro_rules! define_static_call {
         $vis mod $name {
             use super::*;
 
-            /// The call (direct on x86-64 Linux): `static_call!(NAME)(...)`;
+            /// The call (to the trampoline on x86-64 Linux): `static_call!(NAME)(...)`;
             /// nothing is called while the target is `None`.
             #[inline(always)]
             pub fn call($($p: $arg),*) {
@@ -350,7 +354,7 @@ macro_rules! define_static_call {
         $vis mod $name {
             use super::*;
 
-            /// The call (direct on x86-64 Linux): `static_call!(NAME)(...)`.
+            /// The call (to the trampoline on x86-64 Linux): `static_call!(NAME)(...)`.
             #[inline(always)]
             pub fn call($($p: $arg),*) $(-> $ret)? {
                 $crate::__static_call_body!($name, ($($p: $arg),*) $(-> $ret)?, ($($p),*))

@@ -6,14 +6,28 @@
  * backend: through the pointer).  sk__arch_call_site_before is 0, so the
  * core looks for none and calls nothing else here.
  */
+#include <errno.h>
+
 #include "arch/backend.h"
 
 const unsigned sk__arch_call_site_before = 0;
 
-bool sk__arch_call_reloc(unsigned type, int64_t addend)
+enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend)
 {
 	(void)type, (void)addend;
+	return SK__CALL_NONE;
+}
+
+bool sk__arch_call_site_got(uintptr_t field, uintptr_t *dest)
+{
+	(void)field, (void)dest;
 	return false;
+}
+
+int sk__arch_call_site_direct(uintptr_t field)
+{
+	(void)field;
+	return -ENOTSUP;
 }
 
 bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)

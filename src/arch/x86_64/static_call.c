@@ -21,6 +21,7 @@
  * i686 (this folder serves both x86 ABIs): the same jump and returns, and a
  * far form of its own (below).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "arch/backend.h"
@@ -125,16 +126,36 @@ const void *sk__arch_call_follow(const void *func)
  * i686 links keep their relocations' addends in the code (SHT_REL), which
  * os/elf/text_relocs.c does not read: none could be found there, so i686
  * does not look (no file read at start-up), and calls go through the
- * trampoline.  (R_386_PC32 and PLT32 have the same numbers.) */
-#define RELOC_PC32 2  /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
-#define RELOC_PLT32 4 /* R_X86_64_PLT32 */
+ * trampoline.  (R_386_PC32 and PLT32 have the same numbers.)
+ *
+ * A call through the GOT ("ff 15 disp32", "ff 25" for a jump: rustc's
+ * call of a function it did not compile, R_X86_64_GOTPCREL, which no
+ * linker relaxes) whose GOT entry holds a trampoline is made the direct
+ * call a linker's relaxation of GOTPCRELX would have made, "90 e8 rel32"
+ * (the nop first: the return address stays the next instruction's), once,
+ * while nothing else can run it (sk__arch_call_site_direct); from then on
+ * it is a call site like the others, at its e8. */
+#define RELOC_PC32 2      /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
+#define RELOC_PLT32 4     /* R_X86_64_PLT32 */
+#define RELOC_GOTPCREL 9  /* R_X86_64_GOTPCREL */
+#define RELOC_GOTPCRELX 41 /* R_X86_64_GOTPCRELX */
 #define OP_CALL 0xe8
 #define OP_JMP 0xe9
+#define OP_NOP 0x90
+#define OP_INDIRECT 0xff
+#define MODRM_CALL_RIP 0x15 /* ff /2, disp32(%rip) */
+#define MODRM_JMP_RIP 0x25  /* ff /4, disp32(%rip) */
 const unsigned sk__arch_call_site_before = sizeof(void *) == 8 ? 1 : 0;
 
-bool sk__arch_call_reloc(unsigned type, int64_t addend)
+enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend)
 {
-	return (type == RELOC_PC32 || type == RELOC_PLT32) && addend == -4;
+	if (sizeof(void *) != 8 || addend != -4)
+		return SK__CALL_NONE;
+	if (type == RELOC_PC32 || type == RELOC_PLT32)
+		return SK__CALL_DIRECT;
+	if (type == RELOC_GOTPCREL || type == RELOC_GOTPCRELX)
+		return SK__CALL_GOT;
+	return SK__CALL_NONE;
 }
 
 bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
@@ -148,6 +169,48 @@ bool sk__arch_call_site(uintptr_t field, uintptr_t *site, uintptr_t *dest)
 	*site = field - 1;
 	*dest = field + 4 + (uintptr_t)(intptr_t)rel;
 	return true;
+}
+
+bool sk__arch_call_site_got(uintptr_t field, uintptr_t *dest)
+{
+	const unsigned char *op = (const unsigned char *)(field - 2);
+	int32_t disp;
+
+	if (op[0] != OP_INDIRECT ||
+	    (op[1] != MODRM_CALL_RIP && op[1] != MODRM_JMP_RIP))
+		return false;
+	memcpy(&disp, (const void *)field, sizeof(disp));
+	memcpy(dest, (const void *)(field + 4 + (uintptr_t)(intptr_t)disp),
+	       sizeof(*dest));
+	return true;
+}
+
+int sk__arch_call_site_direct(uintptr_t field)
+{
+	const unsigned char *op = (const unsigned char *)(field - 2);
+	uintptr_t dest;
+
+	if (!sk__arch_call_site_got(field, &dest))
+		return -EINVAL;
+	intptr_t dist = (intptr_t)(dest - (field + 4));
+	int32_t rel = (int32_t)dist;
+	if (dist != (intptr_t)rel)
+		return -ERANGE;
+	unsigned char insn[6] = { OP_NOP,
+				  op[1] == MODRM_CALL_RIP ? OP_CALL : OP_JMP };
+	memcpy(insn + 2, &rel, sizeof(rel));
+	struct sk__span span = { .addr = field - 2, .len = sizeof(insn),
+				 .bytes = insn };
+	int r = sk__writer_ready();
+	if (r == 0)
+		r = sk__writer_begin(&span, 1);
+	if (r)
+		return r;
+	r = sk__writer_write(&span, 1);
+	int e = sk__writer_end(&span, 1);
+	if (r == 0 && e == 0)
+		r = sk__sync_cores(); /* this thread runs it next */
+	return r ? r : e;
 }
 
 bool sk__arch_call_site_encode(uintptr_t site, const unsigned char *old,

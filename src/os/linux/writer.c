@@ -176,6 +176,11 @@ bool sk__writer_end_serialises(void)
 	return current == W_MPROTECT;
 }
 
+bool sk__writer_one_call(void)
+{
+	return current == W_PROCMEM;
+}
+
 int sk__writer_end(const struct sk__span *spans, size_t n)
 {
 	if (current == W_PROCMEM) {

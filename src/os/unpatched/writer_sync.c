@@ -44,6 +44,11 @@ bool sk__writer_end_serialises(void)
 	return false;
 }
 
+bool sk__writer_one_call(void)
+{
+	return false;
+}
+
 const char *sk__writer_name(void)
 {
 	return "unprobed";

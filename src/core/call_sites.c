@@ -19,6 +19,9 @@
  * disk gives nothing).  What another tool has written over since is
  * refused at the update, as a key's site is.
  *
+ * A call through the GOT entry of a trampoline (how rustc calls the one
+ * its macro assembled) is made a direct call first (make_direct, below).
+ *
  * Only calls from the object that defines the static call are found: from
  * another object they go through its PLT, not to the trampoline.  A link
  * without --emit-relocs has none, and its calls keep going through the
@@ -93,8 +96,8 @@ static bool make_direct(uintptr_t field)
 	int r = sk__arch_call_site_direct(field);
 
 	if (r)
-		sk__warn("a call through the GOT at %p stays one (%s)",
-			 (void *)(field - 2), strerror(-r));
+		sk__warn("the call through the GOT whose displacement is at "
+			 "%p stays one (%s)", (void *)field, strerror(-r));
 	return r == 0;
 }
 

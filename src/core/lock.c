@@ -292,14 +292,15 @@ int sk__lock_from_loader(void)
 	return lock(false);
 }
 
+/* The hold is recorded before the lock is free: whoever takes it next
+ * (and so anyone who sees what the holder did through the lock) finds the
+ * hold counted beside the batches it made.  Recorded after, a commit by
+ * another thread could be seen done and its hold not yet counted. */
 void sk__unlock(void)
 {
-	bool timed = hold_start_ns != 0;
-	uint64_t held_ns = timed ? sk__now_ns() - hold_start_ns : 0;
-
+	if (hold_start_ns != 0)
+		sk__hist_record(SK_HIST_LOCK_HOLD, sk__now_ns() - hold_start_ns);
 	word_unlock();
-	if (timed)
-		sk__hist_record(SK_HIST_LOCK_HOLD, held_ns);
 }
 
 bool sk__lock_held_by_me(void)

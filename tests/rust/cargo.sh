@@ -327,7 +327,10 @@ test-windows)
   export WINEPREFIX=${WINEPREFIX:-$build/os/wineprefix} WINEDEBUG=${WINEDEBUG:--all}
   mkdir -p "$build/os"
   # Unit and integration tests (doctests are the host's: rust_test_bundled).
-  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys-sys -p statickeys \
+  # Not statickeys-sys's: it has none, and launching its empty test program
+  # under wine checks nothing (a loaded fresh-clone run once saw wine exit 1
+  # there, with no output, before the harness ran).
+  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys \
     -p statickeys-test-mixed --target $t --tests -- "${targs[@]}"
   # The torture again with the other writer (STATICKEYS_WRITER=mprotect:
   # VirtualProtect on Windows).

@@ -176,7 +176,8 @@ bool sk__arch_call_site_got(uintptr_t field, uintptr_t *dest);
 /* sk__arch_call_site_direct - make that call or jump a direct one to where
  * its pointer leads now (x86-64: 90 e8/e9 rel32, what a linker's GOT
  * relaxation writes), written whole: only while nothing else can run it
- * (one thread, a writer that writes in one system call; the caller says).
+ * (one thread, a writer that writes in one system call; the caller says),
+ * and the caller syncs the cores (once for all it made) before it runs.
  * Afterwards sk__arch_call_site() finds it at @field.  Return: 0 or -errno
  * (-ERANGE: out of rel32's reach), the code unchanged on error. */
 int sk__arch_call_site_direct(uintptr_t field);

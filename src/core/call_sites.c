@@ -130,18 +130,25 @@ static struct scanned *scan(const struct sk__image *img)
 	s->tramp = n ? sk__mem_alloc((size_t)n * sizeof(*s->tramp)) : NULL;
 	if (n && (!s->v || !s->tramp))
 		n = 0;
+	bool made_direct = false;
 	for (long i = 0; i < n; i++) {
 		uintptr_t site, dest, field = (uintptr_t)fields[i];
 		/* Read again: want() said yes to this field a moment ago,
 		 * a direct call's or one through the GOT. */
-		if (!sk__arch_call_site(field, &site, &dest) &&
-		    !(make_direct(field) &&
-		      sk__arch_call_site(field, &site, &dest)))
-			continue;
+		if (!sk__arch_call_site(field, &site, &dest)) {
+			if (!make_direct(field))
+				continue;
+			made_direct = true;
+			(void)sk__arch_call_site(field, &site, &dest);
+		}
 		s->v[s->n].addr = site;
 		memcpy(s->v[s->n].insn, (const void *)site, sk__arch_site_size);
 		s->tramp[s->n++] = dest;
 	}
+	/* One core sync for every call made direct: this thread runs them
+	 * next, and no other thread exists. */
+	if (made_direct)
+		(void)sk__sync_cores();
 	sk__mem_free(fields);
 	return s;
 }

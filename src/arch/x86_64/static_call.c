@@ -208,8 +208,6 @@ int sk__arch_call_site_direct(uintptr_t field)
 		return r;
 	r = sk__writer_write(&span, 1);
 	int e = sk__writer_end(&span, 1);
-	if (r == 0 && e == 0)
-		r = sk__sync_cores(); /* this thread runs it next */
 	return r ? r : e;
 }
 

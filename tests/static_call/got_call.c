@@ -71,6 +71,14 @@ static int goes_to(const unsigned char *at)
 	return call_goes_to(at + 1, 5, dest, 3);
 }
 
+/* The call and the tail jump both go to @want (goes_to()'s numbers). */
+static void check_both(int want, const char *when)
+{
+	CHECK(goes_to(CALL_AT) == want && goes_to(TAIL_AT) == want,
+	      "%s: call %d, tail %d, want %d (1 add1, 2 add2, -2 through "
+	      "the GOT)", when, goes_to(CALL_AT), goes_to(TAIL_AT), want);
+}
+
 static int stop;
 static int generation; /* odd: an update is under way */
 static unsigned long wrong;
@@ -104,18 +112,10 @@ int main(void)
 	bool direct = expect_direct();
 
 	CHECK(got_call(1) == 2 && got_tail(1) == 2, "the defined target");
-	CHECK(goes_to(CALL_AT) == (direct ? 1 : -2) &&
-	      goes_to(TAIL_AT) == (direct ? 1 : -2),
-	      "at start-up: %s (call %d, tail %d)",
-	      direct ? "direct calls to the target" : "still through the GOT",
-	      goes_to(CALL_AT), goes_to(TAIL_AT));
+	check_both(direct ? 1 : -2, "at start-up");
 	CHECK(sk_static_call_update(adder, add2) == 0, "update");
 	CHECK(got_call(1) == 3 && got_tail(1) == 3, "the new target");
-	CHECK(goes_to(CALL_AT) == (direct ? 2 : -2) &&
-	      goes_to(TAIL_AT) == (direct ? 2 : -2),
-	      "after the update: %s (call %d, tail %d)",
-	      direct ? "re-pointed at the new target" : "still through the GOT",
-	      goes_to(CALL_AT), goes_to(TAIL_AT));
+	check_both(direct ? 2 : -2, "after the update");
 	CHECK(sk_static_call_update(adder, add1) == 0, "update back");
 
 	/* Two threads call through both while the main thread re-points. */

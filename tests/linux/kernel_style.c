@@ -17,13 +17,21 @@ struct static_key old_zeroed; /* "a key that is not initialised is false" */
 DEFINE_TRACE(sched);
 struct tracepoint __tracepoint_irq; /* all zero, key included */
 
-/* As the kernel's trace_##name() did from 2012 to 2015. */
+/* As the kernel's trace_##name() did from 2012 to 2015.  The site also
+ * counts in this thread's own counter, which is what tracepoint_sched()
+ * reads: the shared one also moves when another thread that took the
+ * branch before a flip got to its increment only after it (a late hit is
+ * that thread's, not a site of this one running the old code). */
+static __thread unsigned long thread_hits;
+
 #define DECLARE_TRACE_SITE(name)                                             \
 	static inline void trace_##name(void)                                \
 	{                                                                    \
-		if (static_key_false(&__tracepoint_##name.key))              \
+		if (static_key_false(&__tracepoint_##name.key)) {            \
 			__atomic_fetch_add(&__tracepoint_##name.hits, 1,     \
 					   __ATOMIC_RELAXED);                \
+			thread_hits++;                                       \
+		}                                                            \
 	}
 DECLARE_TRACE_SITE(sched)
 DECLARE_TRACE_SITE(irq)
@@ -66,11 +74,10 @@ static NOINLINE bool old_zeroed_likely(void)
 
 static NOINLINE bool tracepoint_sched(void)
 {
-	unsigned long before = __atomic_load_n(&__tracepoint_sched.hits,
-					       __ATOMIC_RELAXED);
+	unsigned long before = thread_hits;
+
 	trace_sched();
-	return __atomic_load_n(&__tracepoint_sched.hits, __ATOMIC_RELAXED) !=
-	       before;
+	return thread_hits != before;
 }
 
 static NOINLINE bool tracepoint_irq(void)

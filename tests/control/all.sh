@@ -98,12 +98,13 @@ check "no process at all: exit 3" [ $rc -eq 3 ]
 check "--all with -p: exit 2" [ $rc -eq 2 ]
 
 # ---- a process killed while skctl talks to it ------------------------------------
-# Demo 4 is stopped: skctl connects and waits for its reply (at most 5 s);
-# demo 4 is then killed, which closes the connection, and skctl goes on.
+# Demo 4 is stopped: skctl asks it and waits for its reply (at most 30 s);
+# once the request waits in its socket, demo 4 is killed, and skctl goes on.
 kill -STOP "$demo4"
-"$skctl" --all --comm skall set tracing=0 >"$tmp/killed_out" 2>"$tmp/killed_err" &
+wait_for stopped "$demo4"
+"$skctl" --timeout 30 --all --comm skall set tracing=0 >"$tmp/killed_out" 2>"$tmp/killed_err" &
 sk=$!
-sleep 1
+wait_for asked "$demo4" || echo "(no request seen queued at demo 4)"
 kill -KILL "$demo4"
 wait "$sk"; rc=$?
 cat "$tmp/killed_out"

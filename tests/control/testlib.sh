@@ -9,6 +9,22 @@ check() { # check DESCRIPTION COMMAND...
 }
 # wait_for COMMAND...: until it succeeds.
 wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
+# stopped PID: every thread of PID has stopped (kill -STOP returns before
+# they have: a thread woken by a request at that moment takes it first, and
+# the request is then never seen waiting).
+stopped() {
+	local t
+	for t in /proc/"$1"/task/*/stat; do
+		[ "$(cut -d' ' -f3 "$t" 2>/dev/null)" = T ] || return 1
+	done
+}
+# asked PID: a request waits in PID's control socket (a datagram socket: a
+# stopped process never reads it, and ss shows it queued).  Without ss, a
+# second.
+asked() {
+	if ! command -v ss >/dev/null; then sleep 1; return 0; fi
+	ss -xa | awk -v s="@statickeys-$1" '$5 == s && $3 > 0 { f = 1 } END { exit !f }'
+}
 # A tick line printed after the call that matches the regex.
 wait_tick() { # wait_tick OUTFILE REGEX
 	local out=$1 re=$2 start

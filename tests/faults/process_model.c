@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -290,7 +291,7 @@ static void fork_in_handlers(void)
 
 static unsigned long reload_seq; /* odd while a reload flips */
 static int reload_state;
-static int reader_stop;
+static int reader_stop, reader_started;
 static unsigned long reader_checked;
 
 static void on_sighup(int sig)
@@ -313,6 +314,7 @@ static void on_sighup(int sig)
 static void *reader(void *arg)
 {
 	(void)arg;
+	__atomic_store_n(&reader_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&reader_stop, __ATOMIC_ACQUIRE)) {
 		unsigned long s1 = __atomic_load_n(&reload_seq, __ATOMIC_ACQUIRE);
 		int want = __atomic_load_n(&reload_state, __ATOMIC_ACQUIRE);
@@ -322,7 +324,8 @@ static void *reader(void *arg)
 			CHECK(a == (want ? NSITES : 0) && b == a,
 			      "reader saw %d and %d sites on, want %s", a, b,
 			      want ? "all" : "none");
-			reader_checked++;
+			__atomic_fetch_add(&reader_checked, 1,
+					   __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;
@@ -342,16 +345,24 @@ static void reload_in_sighup(void)
 	pthread_create(&t, NULL, reader, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	signal(SIGHUP, on_sighup);
-	for (int i = 0; i < 200; i++) {
+	/* The reloads take ~100 ms: the reader must be running by then, and
+	 * have checked between reloads (a loaded machine may keep it off a
+	 * core for longer: a few more reloads, for at most 10 s). */
+	while (!__atomic_load_n(&reader_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	unsigned reloads = 0;
+	for (int i = 0; i < 200 || (i < 50000 && !__atomic_load_n(
+				&reader_checked, __ATOMIC_RELAXED)); i++) {
 		kill(getpid(), SIGHUP);
 		usleep(200);
+		reloads++;
 	}
 	__atomic_store_n(&reader_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	signal(SIGHUP, SIG_DFL);
 	CHECK(reader_checked > 0, "the reader checked nothing");
-	printf("reload_in_sighup: 200 reloads, %lu reader runs checked\n",
-	       reader_checked);
+	printf("reload_in_sighup: %u reloads, %lu reader runs checked\n",
+	       reloads, reader_checked);
 	CHECK(sk_commit(off, 2) == 0, "keys off after the reloads");
 }
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,12 +259,14 @@ static void one_batch_for_several_keys(void)
 static unsigned long seq;
 static volatile int stop;
 static unsigned long runs_checked, runs_skipped;
+static int runners_started;
 
 static void *runner(void *arg)
 {
 	unsigned long checked = 0, skipped = 0;
 
 	(void)arg;
+	__atomic_fetch_add(&runners_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		for (unsigned i = 0; i < kernel_nsites; i++) {
 			unsigned long s1 = __atomic_load_n(&seq, __ATOMIC_ACQUIRE);
@@ -304,6 +307,11 @@ static void flips_while_threads_run(void)
 
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, runner, NULL);
+	/* Flip only once every runner runs: with nothing to patch (the
+	 * portable backend) the flips end in milliseconds, before a runner
+	 * still waiting for a core has checked anything. */
+	while (__atomic_load_n(&runners_started, __ATOMIC_ACQUIRE) < THREADS)
+		sched_yield();
 	for (unsigned round = 0; round < ROUNDS; round++) {
 		for (unsigned i = 0; i < kernel_nsites; i++) {
 			__atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);

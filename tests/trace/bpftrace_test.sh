@@ -48,11 +48,18 @@ want_sum=$(( n * (n - 1) ))
 [ "$rc" = 0 ] || { echo "FAIL: the program exited $rc"; fail=1; }
 [ "${events:-}" = "$n" ] || { echo "FAIL: bpftrace counted '${events:-}' events, the program fired $n"; fail=1; }
 [ "${sum:-}" = "$want_sum" ] || { echo "FAIL: arguments: sum of arg1 '${sum:-}', want $want_sum"; fail=1; }
+# The time from the last event includes bpftrace's own exit (printing its
+# maps, detaching its probes), which a loaded machine stretches: printed.
+# The library's share, from bpftrace's exit to the key off, must be under
+# a second.
 off_ms=$(sed -n 's/^off \([0-9]*\) ms.*/\1/p' "$tmp/out")
-if [ -n "$off_ms" ] && [ "$off_ms" -gt 1000 ]; then
-	echo "FAIL: off $off_ms ms after the last event (bpftrace's own exit included)"; fail=1
-fi
 off_at=$(sed -n 's/^off_at //p' "$tmp/out")
-[ -n "$off_at" ] && echo "off $(awk "BEGIN { printf \"%.0f\", ($off_at - $bt_end) * 1000 }") ms after bpftrace exited (negative: before its exit completed)"
+if [ -n "$off_at" ]; then
+	lib_ms=$(awk "BEGIN { printf \"%.0f\", ($off_at - $bt_end) * 1000 }")
+	echo "off $lib_ms ms after bpftrace exited (negative: before its exit completed)"
+	if [ "$lib_ms" -gt 1000 ]; then
+		echo "FAIL: off $lib_ms ms after bpftrace exited"; fail=1
+	fi
+fi
 [ $fail = 0 ] && echo "PASS: bpftrace counted $events of $n events with their arguments; off again ${off_ms} ms after the last event"
 exit $fail

@@ -64,9 +64,12 @@ int main(int argc, char **argv)
 	double t1 = now();
 	printf("fired %lu\n", fired);
 	fflush(stdout);
+	/* 30 s: the tracer's exit comes first (perf record writes its file
+	 * before it lets go), and a loaded machine stretches it; the script
+	 * judges the library's own share. */
 	while (sk_trace_sktest_tick_enabled()) {
-		if (now() - t1 > 5) {
-			printf("still on 5 s after the last event (semaphore "
+		if (now() - t1 > 30) {
+			printf("still on 30 s after the last event (semaphore "
 			       "%u, key count %d)\n",
 			       sk__tp_sktest_tick.semaphore
 				       ? *sk__tp_sktest_tick.semaphore : 0u,

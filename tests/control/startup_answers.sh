@@ -16,12 +16,16 @@ trap cleanup EXIT
 . "$(dirname "$0")/testlib.sh"
 
 # ask PID: retry `get` while the socket does not exist yet (exit 3), at
-# most 10 s; the last exit status and output in rc and $tmp/out.
+# most 10 s; the last exit status and output in rc and $tmp/out.  10 ms
+# apart: the window a false answer would come from lasts 100 ms (the slow
+# library), and retrying back to back only took the cores from the
+# starting program.
 ask() {
 	local deadline=$((SECONDS + 10))
 	while :; do
 		"$skctl" -p "$1" get startup_main_key >"$tmp/out" 2>&1; rc=$?
 		[ "$rc" -ne 3 ] || [ "$SECONDS" -ge "$deadline" ] && return
+		sleep 0.01
 	done
 }
 

@@ -30,7 +30,7 @@ __attribute__((noinline)) static int sites_on(void)
 }
 
 static int stop_at = -1;
-static sem_t go, done;
+static sem_t ready, go, done;
 static int seen_in_window = -1;
 
 static void hook(int point)
@@ -44,6 +44,7 @@ static void hook(int point)
 static void *runner(void *arg)
 {
 	(void)arg;
+	sem_post(&ready);
 	sem_wait(&go);
 	seen_in_window = sites_on();
 	sem_post(&done);
@@ -59,7 +60,13 @@ static void run_window(int point, const char *point_name, bool enable)
 	seen_in_window = -1;
 	sk_stats_get(&before);
 	pthread_create(&t, NULL, runner, NULL);
+	/* Update once the runner runs: a thread no core has run yet still
+	 * has every signal blocked (glibc), and an update that waited ~1 s
+	 * for it would refuse, the hook never firing. */
+	sem_wait(&ready);
 	int r = enable ? sk_key_enable(&window_key) : sk_key_disable(&window_key);
+	if (r != 0)
+		sem_post(&go); /* the hook did not run: free the runner */
 	pthread_join(t, NULL);
 	stop_at = -1;
 	sk_stats_get(&after);
@@ -83,6 +90,7 @@ static void run_window(int point, const char *point_name, bool enable)
 
 int main(void)
 {
+	sem_init(&ready, 0, 0);
 	sem_init(&go, 0, 0);
 	sem_init(&done, 0, 0);
 	sk__inject_hook = hook;

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # dead_target.sh SKDEMO SKCTL MANPAGE - a process that dies before it
 # answers is seen gone at once (issue 39): skctl exits 9 ("gone") within
-# 1.5 s of the kill, not at its --timeout of 30 s, for `-p` (the process reaped, and
-# left a zombie) and for `--all` (the live process answers, the dead one
-# is reported gone: exit 6); a process that is stopped but alive still gets
-# the whole --timeout (exit 8).  The demos run as copies with a name of this
-# run's own, so that parallel tests never meet them.  Waits are deadlines.
+# 1.5 s of the kill, not at its --timeout of 30 s, for `-p` (the process
+# reaped, and left a zombie) and for `--all` (the live process answers, the
+# dead one is reported gone: exit 6); a process that is stopped but alive
+# still gets the whole --timeout (exit 8).  The demos run as copies with a
+# name of this run's own, so that parallel tests never meet them.  Waits are
+# deadlines.
 set -u
 demo=$1 skctl_bin=$2 man=$3
 tmp=$(mktemp -d)

@@ -13,9 +13,11 @@ wait_for() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1
 # they have: a thread woken by a request at that moment takes it first, and
 # the request is then never seen waiting).
 stopped() {
-	local t
+	local t s
 	for t in /proc/"$1"/task/*/stat; do
-		[ "$(cut -d' ' -f3 "$t" 2>/dev/null)" = T ] || return 1
+		s=$(cat "$t" 2>/dev/null) || return 1
+		s=${s##*) } # after the name, which may hold spaces: the state
+		[ "${s%% *}" = T ] || return 1
 	done
 }
 # asked PID: a request waits in PID's control socket (a datagram socket: a

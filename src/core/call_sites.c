@@ -139,7 +139,8 @@ static struct scanned *scan(const struct sk__image *img)
 			if (!make_direct(field))
 				continue;
 			made_direct = true;
-			(void)sk__arch_call_site(field, &site, &dest);
+			if (!sk__arch_call_site(field, &site, &dest))
+				continue;
 		}
 		s->v[s->n].addr = site;
 		memcpy(s->v[s->n].insn, (const void *)site, sk__arch_site_size);

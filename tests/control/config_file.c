@@ -206,10 +206,7 @@ static long commits_since(struct counts c0)
 
 static uint64_t updates(void)
 {
-	struct sk_stats s;
-	wait_for_commit_in_progress();
-	sk_stats_get(&s);
-	return s.updates;
+	return counts().updates;
 }
 
 static int cmp_double(const void *a, const void *b)

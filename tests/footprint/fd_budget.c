@@ -171,9 +171,9 @@ int main(void)
 	if (pipe2(report, O_CLOEXEC))
 		return 1;
 	/* Before main(): the library's place, held by its stand-in (an
-	 * eventfd) until the first update puts /proc/self/mem in it.  The
+	 * empty memfd) until the first update puts /proc/self/mem in it.  The
 	 * test's own: 0, 1, 2, the two counters and the pipe. */
-	CHECK(fds_find_target(hook_counter, "[eventfd]") >= 0 ||
+	CHECK(fds_find_target(hook_counter, "memfd:statickeys (deleted)") >= 0 ||
 	      fds_find_target(hook_counter, "/mem") >= 0, "the library's "
 	      "descriptor is open when main() starts, before any update");
 	base = fds_count(hook_counter) - 1;

@@ -18,64 +18,68 @@
  *     object's file (a message naming a site), /proc/self/status (the
  *     tracer note), an audited client's /proc/PID/comm, STATICKEYS_FILE.
  *
- * At start-up the place is taken by a stand-in, an eventfd: ~4 us in a new
- * process, where the first open of /proc/self/mem costs ~15 us (the kernel
- * builds the process's /proc entries and checks ptrace access; measured in
- * exec'd processes, the floor of an empty system call subtracted), more
- * than the whole margin left under the start-up goal for 1,000 sites
- * (docs/benchmark-results.md: 0.04 ms of 0.05).  The first update closes
- * the stand-in and opens /proc/self/mem in its place: the count does not
+ * At start-up the place is taken by a stand-in, an empty memfd: a few us
+ * in a new process, where the first open of /proc/self/mem costs ~15 us
+ * (the kernel builds the process's /proc entries and checks ptrace access;
+ * measured in exec'd processes, the floor of an empty system call
+ * subtracted), more than the whole margin left under the start-up goal for
+ * 1,000 sites (docs/benchmark-results.md).  The first update closes the
+ * stand-in and opens /proc/self/mem in its place: the count does not
  * change.
  *
  * Lending the place closes /proc/self/mem first, so the caller's open()
  * gets a number the library had given back an instant before; the caller
  * opens one file at a time and closes it; the place is taken back by
- * reopening /proc/self/mem (sk__fdslot_mem(), or sk__fdslot_return()).
- * The count the program sees never goes above one: between the close and
- * the open it is zero, and a program that takes the number meanwhile
- * takes a descriptor it had room for anyway (its own plan leaves the
- * library's place free).  Reopening costs one open() of /proc/self/mem
- * (~3 us, docs/operations.md), paid only by updates that lent the place (a scan of new
- * threads, the once-a-second tracer check, a message, an audit line).
+ * reopening /proc/self/mem (sk__fdslot_return()).  The count the program
+ * sees never goes above one: between the close and the open it is zero,
+ * and a program that takes the number meanwhile takes a descriptor it had
+ * room for anyway (its own plan leaves the library's place free).
+ * Reopening costs one open() of /proc/self/mem (~3 us, docs/operations.md),
+ * paid only by updates that lent the place (a scan of new threads, the
+ * once-a-second tracer check, a message, an audit line).
  *
  * With STATICKEYS_WRITER=mprotect /proc/self/mem is opened all the same
  * (writing by mprotect needs none), so that the place is the same in every
  * configuration.  Without /proc (or where it may not be opened) the stand-in
  * stays, so that the other files still have their place.
  *
- * A program that closes every descriptor it did not open (daemons do) and
- * gets our number back for something of its own keeps it: the number is
- * only closed or written to while it is still the file we opened.  For
- * /proc/self/mem that is asked of its file position: at open it is moved
- * to a value of its own (above 2^40, where no file the program opens is
- * read or written by accident; pwrite() leaves it there), and
- * lseek(fd, 0, SEEK_CUR) must give it back: ~0.19 us, against ~0.46 us
- * for an fstat() of /proc/self/mem, on every update (docs/operations.md).
- * A pipe or socket in our place fails the lseek (ESPIPE), a file the
- * program opened is at its own position.  The stand-in, and a
- * /proc/self/mem that would not take the position, are asked with fstat()
- * (device and inode).  After fork() the child's copy names the parent's memory: the
- * child reopens /proc/self/mem onto the same number (dup3), so its
- * descriptor table looks like its parent's.
+ * Hosts close every descriptor they did not open (daemons do: a close-all
+ * loop, close_range(), closefrom()) and reuse the numbers, or dup2() their
+ * own file onto ours.  So the number is closed, written or kept only while
+ * it is provably still the file we opened, and proven by something no
+ * other file can carry: its file position.  At open both files, the
+ * stand-in and /proc/self/mem, are moved to a position of their own (in
+ * [2^40, 2^62), from the clock and an address; no file the program opens
+ * is read or written there by accident, pwrite() leaves it in place), and
+ * lseek(fd, 0, SEEK_CUR) must give it back: ~0.1-0.2 us, once per update
+ * (docs/operations.md).  A pipe, socket or eventfd in our place fails the
+ * lseek (ESPIPE), a file the program opened is at its own position.  (An
+ * fstat() of device and inode cannot tell: every eventfd shares one inode,
+ * and so does every open of /proc/self/mem.)  A number that fails the
+ * check is the program's: forgotten, never closed, and the next user takes
+ * a new number (the one descriptor the footprint allows), with one warning
+ * that says why.  A file that will not take the position is not used.
+ * After fork() the child's copy names the parent's memory: the child
+ * reopens /proc/self/mem onto the same number (dup3), so its descriptor
+ * table looks like its parent's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "os/os.h"
+#include "support/message.h"
 
 static int slot_fd = -1;
 static bool slot_lent;   /* closed for a moment: reopen before writing */
-static bool slot_is_mem; /* /proc/self/mem, not the "/" placeholder */
-static dev_t slot_dev;
-static ino_t slot_ino;
-static off_t slot_mark; /* /proc/self/mem's position; 0: ask fstat() */
+static bool slot_is_mem; /* /proc/self/mem, not the stand-in */
+static off_t slot_mark;  /* the file's position while it is ours */
 
 /*
  * Who uses the place: one thread at a time, from sk__fdslot_lend() to
@@ -115,20 +119,29 @@ static void slot_leave(void)
 	pthread_mutex_unlock(&slot_mutex);
 }
 
-/* Is slot_fd still the file we opened? */
+/* Is slot_fd still the file we opened?  Its position says (above). */
 static bool slot_ours(void)
 {
-	struct stat st;
-
-	if (slot_fd < 0)
-		return false;
-	if (slot_mark)
-		return lseek(slot_fd, 0, SEEK_CUR) == slot_mark;
-	return fstat(slot_fd, &st) == 0 && st.st_dev == slot_dev &&
-	       st.st_ino == slot_ino;
+	return slot_fd >= 0 && lseek(slot_fd, 0, SEEK_CUR) == slot_mark;
 }
 
-/* A position for /proc/self/mem that tells it from any other file: in
+/* The number is no longer our file (the program closed it, and may have
+ * reused it): forget it without touching it, and say so once. */
+static void slot_forget(void)
+{
+	static bool said;
+
+	if (!said) {
+		said = true;
+		sk__warn("descriptor %d is no longer the library's file (the "
+			 "program closed it or put its own there); it is left "
+			 "alone and a new descriptor is taken", slot_fd);
+	}
+	slot_fd = -1;
+	slot_is_mem = false;
+}
+
+/* A position that tells our file from any other: in
  * [2^40, 2^62), from the clock and an address (ASLR), never 0. */
 static off_t new_mark(void)
 {
@@ -145,59 +158,73 @@ static off_t new_mark(void)
 
 static bool mem_unavailable; /* no /proc, or refused: keep the stand-in */
 
-/* The stand-in: an eventfd, which names nothing and needs no path lookup
- * (~4 us in a new process; "/" opened O_PATH where there is no eventfd). */
+/* The stand-in: an empty memfd, which names nothing, needs no path lookup
+ * and takes a file position (an eventfd does not). */
 static int stand_in_open(void)
 {
-	int fd = eventfd(0, EFD_CLOEXEC);
-
-	return fd >= 0 ? fd : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+#ifdef MFD_CLOEXEC
+	return memfd_create("statickeys", MFD_CLOEXEC);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
 }
 
-/* Open /proc/self/mem (or the stand-in without it); the lowest free
- * number.  Return: the descriptor or -errno. */
+/* Mark @fd as ours (its position); a file that will not take the mark
+ * cannot be told from the program's later, so it is closed at once.
+ * Return: @fd, or -errno. */
+static int mark_or_close(int fd)
+{
+	off_t mark = new_mark();
+
+	if (lseek(fd, mark, SEEK_SET) == mark) {
+		slot_mark = mark;
+		return fd;
+	}
+	int e = errno ? errno : EIO;
+	close(fd);
+	return -e;
+}
+
+/* Open /proc/self/mem (or the stand-in without it), at the lowest free
+ * number, marked.  Return: the descriptor or -errno. */
 static int slot_open(bool mem)
 {
-	struct stat st;
-	int fd = mem && !mem_unavailable
-			 ? open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
+	int fd = -1;
 
-	if (mem && !mem_unavailable && fd < 0 && errno != EMFILE &&
-	    errno != ENFILE)
-		mem_unavailable = true;
-	slot_is_mem = fd >= 0;
-	if (fd < 0 && (!mem || mem_unavailable))
-		fd = stand_in_open();
+	slot_is_mem = false;
+	if (mem && !mem_unavailable) {
+		fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		if (fd < 0 && errno != EMFILE && errno != ENFILE)
+			mem_unavailable = true;
+		if (fd >= 0 && (fd = mark_or_close(fd)) < 0)
+			mem_unavailable = true;
+		if (fd >= 0) {
+			slot_is_mem = true;
+			return fd;
+		}
+		if (!mem_unavailable)
+			return -EMFILE; /* table full: not the stand-in either */
+	}
+	fd = stand_in_open();
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
-	slot_dev = st.st_dev;
-	slot_ino = st.st_ino;
-	slot_mark = 0;
-	if (slot_is_mem) {
-		off_t mark = new_mark();
-		if (lseek(fd, mark, SEEK_SET) == mark)
-			slot_mark = mark;
-	}
-	return fd;
+	return mark_or_close(fd);
 }
 
 /* Make the place /proc/self/mem: reopen it if it was lent, or put it in
- * the stand-in's place (closed first: never two). */
+ * the stand-in's place (closed first: never two).  slot_fd, when not lent,
+ * has just been proven ours or forgotten (sk__fdslot_hold). */
 static void slot_restore(void)
 {
 	if (slot_is_mem && !slot_lent && slot_fd >= 0)
 		return;
 	if (!slot_lent && slot_fd >= 0 && mem_unavailable)
 		return; /* no /proc: the stand-in stays */
-	/* The stand-in, if still ours, gives its place.  Nothing held (a
-	 * table full at start-up, or a number the program closed): this is
-	 * the one open that adds a descriptor, and only up to the one. */
-	if (!slot_lent && slot_fd >= 0 && slot_ours())
+	/* The stand-in gives its place.  Nothing held (a table full at
+	 * start-up, or a number the program took back): this is the one open
+	 * that adds a descriptor, and only up to the one. */
+	if (!slot_lent && slot_fd >= 0)
 		close(slot_fd);
 	slot_fd = -1;
 	slot_lent = true;
@@ -206,6 +233,13 @@ static void slot_restore(void)
 		return; /* table full: the next user tries again */
 	slot_fd = fd;
 	slot_lent = false;
+}
+
+/* Is the number we hold still ours?  If not, forget it (never close it). */
+static void slot_check(void)
+{
+	if (!slot_lent && slot_fd >= 0 && !slot_ours())
+		slot_forget();
 }
 
 /* Fork: the place must not be lent to another thread, whose file would
@@ -250,7 +284,8 @@ void sk__fdslot_lend(void)
 		return;
 	/* A number the program closed and reused is its own now: forget
 	 * it, never close it. */
-	if (slot_ours())
+	slot_check();
+	if (slot_fd >= 0)
 		close(slot_fd);
 	slot_fd = -1;
 	slot_lent = true;
@@ -258,7 +293,7 @@ void sk__fdslot_lend(void)
 
 void sk__fdslot_return(void)
 {
-	if (slot_depth == 1)
+	if (slot_depth == 1 && slot_lent)
 		slot_restore();
 	slot_leave();
 }
@@ -266,11 +301,9 @@ void sk__fdslot_return(void)
 int sk__fdslot_hold(void)
 {
 	slot_enter();
+	slot_check(); /* the one lseek of an update */
 	slot_restore();
-	int r = slot_fd < 0    ? (slot_lent ? -EMFILE : -EBADF)
-		: !slot_is_mem ? -ENOENT
-		: slot_ours()  ? slot_fd
-			       : -EBADF;
+	int r = slot_fd < 0 ? -EMFILE : !slot_is_mem ? -ENOENT : slot_fd;
 	if (r < 0)
 		slot_leave();
 	return r;
@@ -293,10 +326,9 @@ void sk__fdslot_after_fork_child(void)
 		slot_restore();
 		return;
 	}
-	if (!slot_ours()) {
-		slot_fd = -1;
+	slot_check();
+	if (slot_fd < 0)
 		return;
-	}
 	/* The child has one thread: closing first and reopening onto the
 	 * same number never holds two, even in a full table. */
 	if (!slot_is_mem)

@@ -53,9 +53,9 @@ SC_EIGHT(sc_h);
 SK_DEFINE_STATIC_CALL(sc_floor, target_a);
 
 #define SC_REF(p)                                                            \
-	&SK__SC_KEY(p##0), &SK__SC_KEY(p##1), &SK__SC_KEY(p##2),             \
-		&SK__SC_KEY(p##3), &SK__SC_KEY(p##4), &SK__SC_KEY(p##5),     \
-		&SK__SC_KEY(p##6), &SK__SC_KEY(p##7)
+	&SK__SC_DESC(p##0), &SK__SC_DESC(p##1), &SK__SC_DESC(p##2),             \
+		&SK__SC_DESC(p##3), &SK__SC_DESC(p##4), &SK__SC_DESC(p##5),     \
+		&SK__SC_DESC(p##6), &SK__SC_DESC(p##7)
 static struct sk_static_call_key *const batch_calls[64] = {
 	SC_REF(sc_a), SC_REF(sc_b), SC_REF(sc_c), SC_REF(sc_d),
 	SC_REF(sc_e), SC_REF(sc_f), SC_REF(sc_g), SC_REF(sc_h),

@@ -299,9 +299,10 @@ template <> struct sk__linux_traits<struct static_key_false *> {
  * The kernel's spellings over statickeys/static_call.h: the same
  * trampolines and guarantees.  static_call_update() returns the int of
  * sk_static_call_update() (the kernel's returns nothing: a caller that
- * ignores it, as the kernel's do, compiles unchanged).  The EXPORT_ forms
- * are declarations: in userspace every object already sees the others'
- * static calls. */
+ * ignores it, as the kernel's do, compiles unchanged).  As in the kernel,
+ * a static call is its object's own until an EXPORT_ form (after its
+ * definition) lets other objects call it (_TRAMP) or call and update it;
+ * _GPL is the same as without. */
 #define STATIC_CALL_KEY(name) SK__SC_KEY(name)
 #define STATIC_CALL_TRAMP(name) SK__SC_TRAMP(name)
 #define DECLARE_STATIC_CALL(name, func) SK_DECLARE_STATIC_CALL(name, func)
@@ -317,10 +318,9 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 #define static_call_update(name, func) sk_static_call_update(name, func)
 #define static_call_query(name) ((void *)sk__static_call_load(&SK__SC_KEY(name)))
 #define __static_call_return0 sk_static_call_return0
-#define EXPORT_STATIC_CALL(name)                                             \
-	extern struct sk_static_call_key SK__SC_KEY(name)
-#define EXPORT_STATIC_CALL_GPL(name) EXPORT_STATIC_CALL(name)
-#define EXPORT_STATIC_CALL_TRAMP(name) EXPORT_STATIC_CALL(name)
-#define EXPORT_STATIC_CALL_TRAMP_GPL(name) EXPORT_STATIC_CALL(name)
+#define EXPORT_STATIC_CALL(name) SK_EXPORT_STATIC_CALL(name)
+#define EXPORT_STATIC_CALL_GPL(name) SK_EXPORT_STATIC_CALL(name)
+#define EXPORT_STATIC_CALL_TRAMP(name) SK_EXPORT_STATIC_CALL_TRAMP(name)
+#define EXPORT_STATIC_CALL_TRAMP_GPL(name) SK_EXPORT_STATIC_CALL_TRAMP(name)
 
 #endif /* STATICKEYS_LINUX_H */

@@ -135,33 +135,72 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 
 #ifdef __cplusplus
 #define SK__SC_LINKAGE extern "C"
+#define SK__SC_LINKAGE_DEF extern "C"
 #else
 #define SK__SC_LINKAGE extern
+#define SK__SC_LINKAGE_DEF
 #endif
 
 /* The names behind a static call @name: its descriptor, its trampoline (a
  * function of the call's type: the call sites' callee; declared, and
  * defined only with trampolines) and a hidden alias of the descriptor that
  * the trampoline's far form reads through. */
-#define SK__SC_KEY(name) sk__scd_##name
+#define SK__SC_DESC(name) sk__scd_##name
 #define SK__SC_TRAMP(name) sk__sct_##name
+/* The exported pointer to the descriptor (SK_EXPORT_STATIC_CALL). */
+#define SK__SC_EXPORTED(name) sk__scx_##name
+
+/*
+ * Which object's static call a name means (ELF).  A static call binds
+ * within its own object, as a key does: two shared objects that each embed
+ * a component with a static call of the same name (their symbols hidden or
+ * not) each keep their own descriptor and trampoline, both hidden.  Another
+ * object reaches a static call only where its defining object exports it
+ * (SK_EXPORT_STATIC_CALL), and then one definition serves all.  Both cases
+ * take one spelling, SK_DECLARE_STATIC_CALL in a shared header, and the
+ * linker tells them apart: the declaration names the descriptor as a weak
+ * hidden symbol, which is this object's own wherever the object defines the
+ * static call, and NULL elsewhere (a weak reference resolves to 0 when
+ * nothing in the object defines it); there, the exported pointer is used.
+ * In the defining object the choice folds away at compile time.
+ */
+#if defined(__ELF__)
+#define SK__SC_DECL_DESC(name)                                               	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)            		__attribute__((weak, visibility("hidden")));                   	SK__SC_LINKAGE struct sk_static_call_key *const SK__SC_EXPORTED(name) 		__attribute__((weak))
+static inline struct sk_static_call_key *
+sk__static_call_pick(struct sk_static_call_key *own,
+		     struct sk_static_call_key *const *exported)
+{
+	return own ? own : exported ? *exported : NULL;
+}
+#define SK__SC_KEYREF(name)                                                  	sk__static_call_pick(&SK__SC_DESC(name), &SK__SC_EXPORTED(name))
+#else
+/* PE and Mach-O (two-level namespace): an object's references to its own
+ * symbols never bind to another object's; the descriptor is exported as
+ * before (an importer names it). */
+#define SK__SC_DECL_DESC(name)                                               	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+#define SK__SC_KEYREF(name) (&SK__SC_DESC(name))
+#endif
+/* The descriptor of static call @name, as an lvalue. */
+#define SK__SC_KEY(name) (*SK__SC_KEYREF(name))
 
 /**
  * SK_DECLARE_STATIC_CALL(name, func) - a static call defined in another
- * file or object, of @func's type (in a header).
+ * file or object, of @func's type (in a header).  Another object's static
+ * call must be exported by its definer (SK_EXPORT_STATIC_CALL): calling an
+ * unexported one fails to link (its trampoline is hidden), and updating
+ * it returns -EINVAL.
  */
-#define SK_DECLARE_STATIC_CALL(name, func)                                   \
-	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name);           \
-	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
+#define SK_DECLARE_STATIC_CALL(name, func)                                   	SK__SC_DECL_DESC(name);                                              	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
 
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 /*
  * SK__SC_TRAMP_ASM(name, align, size, body) - the trampoline's symbol
  * sk__sct_<name> around @body, the architecture's instructions (below), and
- * the hidden alias of the descriptor that its far form reads.  Protected on
- * ELF: a call from the object that defines it is a direct call, not one
- * through the PLT; another object's calls go through its PLT (as the
- * kernel's modules call exported trampolines).
+ * the hidden alias of the descriptor that its far form reads.  Hidden on
+ * ELF, so that each object calls its own (a direct call, never through the
+ * PLT); SK_EXPORT_STATIC_CALL makes it protected: other objects' calls then
+ * go through their PLT to it (as the kernel's modules call exported
+ * trampolines), and the defining object's stay direct.
  */
 #ifdef _WIN32
 /* PE: no visibility (nothing is preempted), COFF's own symbol type, and no
@@ -182,7 +221,7 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 	".pushsection .text.sk_static_call,\"ax\",%progbits\n\t"              \
 	".balign " align "\n\t"                                               \
 	".globl sk__sct_" #name "\n\t"                                        \
-	".protected sk__sct_" #name "\n\t"                                    \
+	".hidden sk__sct_" #name "\n\t"                                       \
 	".type sk__sct_" #name ",%function\n"                                 \
 	"sk__sct_" #name ":\n\t"
 #define SK__SC_END(name, size)                                               \
@@ -290,10 +329,12 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 #define SK__SC_TRAMP_ADDR(name) ((void (*)(void))0)
 #endif
 
-/* The descriptor is visible to other objects even in a library built with
- * -fvisibility=hidden, as the trampoline is (.globl): another object's
- * sk_static_call_update() names it (the kernel's EXPORT_STATIC_CALL). */
-#if defined(__ELF__) || defined(__APPLE__)
+/* The descriptor: hidden on ELF (each object its own: above), exported
+ * only through SK_EXPORT_STATIC_CALL's pointer.  PE and Mach-O export it as
+ * before. */
+#if defined(__ELF__)
+#define SK__SC_KEY_ATTR used, visibility("hidden")
+#elif defined(__APPLE__)
 #define SK__SC_KEY_ATTR used, visibility("default")
 #else
 #define SK__SC_KEY_ATTR used
@@ -304,21 +345,54 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 #define SK__SC_DEFINE(name, func, target, flags)                             \
 	SK_DECLARE_STATIC_CALL(name, func);                                  \
 	__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key            \
-		SK__SC_KEY(name) = {                                          \
+		SK__SC_DESC(name) = {                                         \
 		(void *)(target), (void *)(target), #name,                     \
 		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
 	SK__SC_DEFINE_TRAMP(name);                                           \
 	__attribute__((constructor(101), used)) static void                  \
 		sk__scr_##name(void)                                         \
 	{                                                                    \
-		sk__static_call_register(&SK__SC_KEY(name));                 \
+		sk__static_call_register(&SK__SC_DESC(name));                \
 	}                                                                    \
 	__attribute__((destructor(101), used)) static void                   \
 		sk__scu_##name(void)                                         \
 	{                                                                    \
-		sk__static_call_unregister(&SK__SC_KEY(name));               \
+		sk__static_call_unregister(&SK__SC_DESC(name));              \
 	}                                                                    \
-	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name)
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+
+/**
+ * SK_EXPORT_STATIC_CALL(name) - after SK_DEFINE_STATIC_CALL*(name, ...), at
+ * file scope: other objects may call and update static call @name (they
+ * declare it with SK_DECLARE_STATIC_CALL); the kernel's EXPORT_STATIC_CALL.
+ * Without it a static call is its object's alone, so that two objects
+ * embedding the same code each keep their own.
+ * SK_EXPORT_STATIC_CALL_TRAMP(name) - other objects may call it, not
+ * update it (the kernel's EXPORT_STATIC_CALL_TRAMP).
+ */
+#if defined(__ELF__) && SK_HAVE_STATIC_CALL_TRAMPOLINES
+/* The trampoline made protected: .hidden above, and the last visibility
+ * directive for a symbol is the one the assembler keeps. */
+#define SK__SC_EXPORT_TRAMP(name)                                            \
+	__asm__(".protected sk__sct_" #name)
+#else
+#define SK__SC_EXPORT_TRAMP(name)                                            \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+#endif
+#if defined(__ELF__)
+/* A pointer, not the descriptor itself: a program's copy relocation of an
+ * exported descriptor would leave the defining object updating another
+ * copy than the program's. */
+#define SK_EXPORT_STATIC_CALL(name)                                          \
+	SK__SC_EXPORT_TRAMP(name);                                           \
+	__attribute__((visibility("default"), used))                          \
+	SK__SC_LINKAGE_DEF struct sk_static_call_key *const                   \
+		SK__SC_EXPORTED(name) = &SK__SC_DESC(name)
+#else
+#define SK_EXPORT_STATIC_CALL(name)                                          \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+#endif
+#define SK_EXPORT_STATIC_CALL_TRAMP(name) SK__SC_EXPORT_TRAMP(name)
 
 /** SK_DEFINE_STATIC_CALL(name, func) - a static call of @func's type,
  * calling @func until updated. */
@@ -363,17 +437,17 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 #else
 #define sk_static_call(name)                                                 \
 	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
-		&SK__SC_KEY(name)))
+		SK__SC_KEYREF(name)))
 #define sk_static_call_cond(name)                                            \
 	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load_cond(          \
-		&SK__SC_KEY(name)))
+		SK__SC_KEYREF(name)))
 #endif
 
 /** sk_static_call_query(name) - the current target (NULL: none), of the
  * call's pointer type. */
 #define sk_static_call_query(name)                                           \
 	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
-		&SK__SC_KEY(name)))
+		SK__SC_KEYREF(name)))
 
 /*
  * SK__SC_CHECKED(name, f) - @f as void *, if it is a function of the static
@@ -421,7 +495,7 @@ template <class Want, class Got> static inline void *sk__sc_checked(Got f)
  * sk_static_call_cond() may then be used).
  */
 #define sk_static_call_update(name, func)                                    \
-	sk__static_call_update(&SK__SC_KEY(name), SK__SC_CHECKED(name, func))
+	sk__static_call_update(SK__SC_KEYREF(name), SK__SC_CHECKED(name, func))
 
 /**
  * SK_STATIC_CALL_TARGET(name, func, "label") - at file scope: @func is one
@@ -460,11 +534,11 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 #define SK__SC_TARGET(name, func, label, id)                                 \
 	SK__SC_TARGET_CHECK(name, func);                                     \
 	static struct sk_static_call_target id = {                          \
-		&SK__SC_KEY(name), (void *)&(func), label,                     \
-		SK__STATIC_CALL_MAGIC, 0 };                                    \
+		0, (void *)&(func), label, SK__STATIC_CALL_MAGIC, 0 };         \
 	__attribute__((constructor(102), used)) static void                  \
 		SK__SC_PASTE(id, _add)(void)                                 \
 	{                                                                    \
+		id.call = SK__SC_KEYREF(name); /* another object's: at run time */ \
 		sk__static_call_target_add(&id);                             \
 	}                                                                    \
 	__attribute__((destructor(102), used)) static void                   \
@@ -472,13 +546,13 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 	{                                                                    \
 		sk__static_call_target_remove(&id);                          \
 	}                                                                    \
-	SK__SC_LINKAGE struct sk_static_call_key SK__SC_KEY(name)
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
 #define SK_STATIC_CALL_TARGET(name, func, label)                             \
 	SK__SC_TARGET(name, func, label, SK__SC_PASTE(sk__sctg_, __COUNTER__))
 
 /** SK_STATIC_CALL_CHANGE(name, func) - an initializer for struct
  * sk_static_call_change (sk_commit_calls), type-checked likewise. */
 #define SK_STATIC_CALL_CHANGE(name, func)                                    \
-	{ &SK__SC_KEY(name), SK__SC_CHECKED(name, func) }
+	{ SK__SC_KEYREF(name), SK__SC_CHECKED(name, func) }
 
 #endif /* STATICKEYS_STATIC_CALL_H */

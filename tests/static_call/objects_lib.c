@@ -7,6 +7,9 @@ int lib_default(int x)
 }
 
 SK_DEFINE_STATIC_CALL(shared_op, lib_default);
+/* The program calls and updates it: exported (without this, each object
+ * keeps its static calls to itself). */
+SK_EXPORT_STATIC_CALL(shared_op);
 
 int lib_call(int x)
 {

@@ -7,7 +7,7 @@
 #include <statickeys.h>
 
 /* The library is built with -fvisibility=hidden, as many are: it exports
- * these two, and its static call is visible without more ado. */
+ * these two, and its static call with SK_EXPORT_STATIC_CALL. */
 __attribute__((visibility("default"))) int lib_default(int x);
 SK_DECLARE_STATIC_CALL(shared_op, lib_default);
 /* A call from inside the library: a direct call to the trampoline. */

@@ -278,20 +278,27 @@ def _thread_goals(res):
 
 def _floor_goals(res):
     f = res.get("flip_floor") or {}
+    fs = res.get("flip_floor_static") or {}
     out = []
-    for writer, limit in (("procmem", 1.2), ("mprotect", None)):
-        v = (f.get(writer) or {}).get("ratio")
-        v = round(v, 2) if v is not None else None
-        name = ("1-site flip / its floor, %s writer (medians, same run)"
-                % writer)
-        if limit is None:
-            out.append({"goal": name, "target": "reported", "value": v,
-                        "status": "REPORTED" if v is not None
-                        else "NOT MEASURED"})
-        else:
-            out.append(_goal(name, v, v is not None and v <= limit,
-                             "<= %.1f" % limit,
+    for build, data, limit_of in (
+            ("dynamic glibc", f, {"procmem": 1.2, "mprotect": 1.2}),
+            ("static glibc", fs, {"procmem": 1.25, "mprotect": 1.25})):
+        for writer in ("procmem", "mprotect"):
+            v = (data.get(writer) or {}).get("ratio")
+            v = round(v, 2) if v is not None else None
+            limit = limit_of[writer]
+            out.append(_goal("1-site flip / its floor, %s writer, %s "
+                             "(medians, same run)" % (writer, build), v,
+                             v is not None and v <= limit,
+                             "<= %.2f" % limit,
                              machine=_machine(res, EXP_FLOOR)))
+        t = (data.get("procmem") or {}).get("p99_over_median")
+        t = round(t, 2) if t is not None else None
+        out.append(_goal("1-site flip, 99th percentile / median, procmem "
+                         "writer, %s (%s flips)" % (
+                             build, (data.get("procmem") or {}).get("flips")),
+                         t, t is not None and t <= 2.0, "<= 2.0",
+                         machine=_machine(res, EXP_FLOOR)))
     # The busiest row this machine has (15 threads on 16 CPUs, 1 on 2).
     busy = [b for b in f.get("busy") or [] if b["busy_threads"] > 0]
     b = busy[-1] if busy else None
@@ -433,11 +440,25 @@ def _section_update(res):
               "(floor: the protocol's system calls alone on the site's code "
               "page; procmem: 3 one-byte pwrites + 3 membarriers; mprotect: "
               "2 mprotects + 3 byte stores + 2 membarriers):\n\n")
-        s += _table(["writer", "flip median us", "floor median us",
-                     "flip / floor", "flips"],
-                    [[w, v["flip_median_us"], v["floor_median_us"],
-                      v["ratio"], v["flips"]] for w, v in fl.items()
+        fs = res.get("flip_floor_static") or {}
+        s += _table(["program", "writer", "flip median us", "flip p99 us",
+                     "flip max us", "floor median us", "flip / floor",
+                     "p99 / median", "flips"],
+                    [[build, w, v["flip_median_us"], v.get("flip_p99_us"),
+                      v.get("flip_max_us"), v["floor_median_us"],
+                      v["ratio"], v.get("p99_over_median"), v["flips"]]
+                     for build, data in (("dynamic glibc", fl),
+                                         ("static glibc", fs))
+                     for w, v in data.items()
                      if w in ("procmem", "mprotect")])
+        s += ("\nEach update asks for the thread count (the check that no "
+              "thread blocks SIGTRAP): glibc's own count in both programs "
+              "(a dynamic one finds it with dlsym, a static one by a weak "
+              "link-time reference), a stat() of /proc/PID/task (~2 us) "
+              "with musl or with threads made by raw clone(), where "
+              "nothing cheaper is sound (those programs are not measured "
+              "here). About once a second an update also rereads every "
+              "thread's state: the max column.\n")
         busy = fl.get("busy") or []
         if busy:
             s += ("\nThe same (default writer) with busy cores: N other "

@@ -38,13 +38,13 @@ SIZES = {
                  flips=20, min_flips=20, commit_flips=20, traps=2000,
                  trap_flips=200, disturb_flips=1000, disturb_idle=300,
                  disturb_reps=3, lock_ms=3000, thread_flips=200,
-                 thread_scan_flips=20, floor_rounds=500),
+                 thread_scan_flips=20, floor_rounds=5000),
     "quick": dict(loop=(100000, 1100000), time_iter=50000, time_reps=5,
                   pipe_msgs=20000, pipe_runs=3, pipe_cg=(1000, 3000),
                   flips=6, min_flips=3, commit_flips=6, traps=300,
                   trap_flips=30, disturb_flips=200, disturb_idle=100,
                   disturb_reps=1, lock_ms=500, thread_flips=40,
-                  thread_scan_flips=5, floor_rounds=100),
+                  thread_scan_flips=5, floor_rounds=1000),
 }
 
 LOOP_VARIANTS = ["empty", "static_off", "static_on", "flag", "flag_on",
@@ -484,9 +484,17 @@ def run_all(bdir, out, sz, results):
         results["threads"] = exp_threads(bdir, out, sz)
 
     def floor():
+        # floor_rounds rounds of 2 flips: 10,000 flips, whose 99th
+        # percentile is the tail's row.  Then the same program fully static
+        # (glibc's libc.a), where it was built.
         results["flip_floor"] = run_json(
             [os.path.join(bdir, "bench_keys"), "floor", "--rounds",
              str(sz["floor_rounds"])], out, "flip_floor").get("flip_floor")
+        static = os.path.join(bdir, "bench_keys_static")
+        if os.path.exists(static):
+            results["flip_floor_static"] = run_json(
+                [static, "floor", "--rounds", str(sz["floor_rounds"]),
+                 "--no-busy"], out, "flip_floor_static").get("flip_floor")
 
     def startup():
         results["startup"] = startup_bench.experiment(bdir,

@@ -241,12 +241,11 @@ void sk__control_call_switch(struct sk__json *j, const struct sk__request *req)
 	char msg[3 * SK__MAX_NAME];
 	const struct sk__arg *a = &req->args[0];
 	uint64_t t0 = sk__now_ns();
-	int r = sk__lock();
+	int r = sk__lock_update(t0);
 
 	if (r == 0) {
 		r = switch_locked(a, msg, sizeof(msg));
-		sk__unlock();
-		sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+		sk__unlock_update(t0);
 		sk__audit_flush();
 	} else {
 		snprintf(msg, sizeof(msg), "the patch lock could not be taken");

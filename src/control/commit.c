@@ -162,7 +162,7 @@ static int commit_locked(struct commit_item *v, size_t m,
 	if (calls_planned)
 		sk__calls_finish_locked(ch, ncalls, r);
 	if (r == 0)
-		sk__count(SK__C_UPDATES, nt + ncalls);
+		sk__count_held(SK__C_UPDATES, nt + ncalls);
 	sk__mem_free(targets);
 	sk__mem_free(ch);
 	sk__mem_free(extra);
@@ -182,7 +182,7 @@ static int commit_all_locked(const struct sk_key_change *changes, size_t n,
 	long m = n ? collect(changes, n, &v) : 0;
 	int r = m < 0 ? (int)m : commit_locked(v, (size_t)m, calls, ncalls);
 	if (r < 0)
-		sk__count(SK__C_UPDATE_ERRORS, 1);
+		sk__count_held(SK__C_UPDATE_ERRORS, 1);
 	sk__mem_free(v);
 	return r;
 }
@@ -203,11 +203,10 @@ static int commit_timed(const struct sk_key_change *changes, size_t n,
 	 * pinned first, without the lock (core/static_call.c). */
 	for (size_t i = 0; i < ncalls && calls; i++)
 		sk__calls_pin_if_needed(calls[i].func);
-	int r = sk__lock();
+	int r = sk__lock_update(t0);
 	if (r == 0) {
 		r = commit_all_locked(changes, n, calls, ncalls);
-		sk__unlock();
-		sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+		sk__unlock_update(t0);
 	}
 	return r;
 }

@@ -124,7 +124,7 @@ static int commit_names(const struct sk__request *req, size_t *bad)
 	size_t n;
 	uint64_t t0 = sk__now_ns();
 
-	int r = sk__lock();
+	int r = sk__lock_update(t0);
 	if (r)
 		return r;
 	r = sk__keys_snapshot_locked(&v, &n);
@@ -133,8 +133,7 @@ static int commit_names(const struct sk__request *req, size_t *bad)
 	if (r == 0)
 		r = sk__audit_commit_locked(changes, req->nargs,
 					    sk__audit_peer(), 1);
-	sk__unlock();
-	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
+	sk__unlock_update(t0);
 	sk__audit_flush();
 	free(v);
 	return r;

@@ -189,6 +189,12 @@ int sk__lock(void);
  * timed while the process has one thread. */
 int sk__lock_from_loader(void);
 void sk__unlock(void);
+/* sk__lock_update, sk__unlock_update - sk__lock and sk__unlock for an
+ * update that read the clock as it began (@start_ns): the unlock records
+ * its latency with the lock's hold, from one clock reading, under the
+ * lock (support/stats.h: the histograms are written only under it). */
+int sk__lock_update(uint64_t start_ns);
+void sk__unlock_update(uint64_t start_ns);
 /* sk__lock_held_by_me - the calling thread holds the patch lock (one load:
  * async-signal-safe). */
 bool sk__lock_held_by_me(void);

@@ -36,15 +36,14 @@ static int begin(struct sk_key *key, uint64_t *t0)
 	if (!sk__key_is_valid(key))
 		return -EINVAL;
 	*t0 = sk__now_ns();
-	return sk__lock();
+	return sk__lock_update(*t0);
 }
 
 static int end(int r, uint64_t t0)
 {
-	sk__unlock();
-	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
 	if (r < 0)
-		sk__count(SK__C_UPDATE_ERRORS, 1);
+		sk__count_held(SK__C_UPDATE_ERRORS, 1);
+	sk__unlock_update(t0);
 	return r;
 }
 
@@ -55,7 +54,7 @@ static int apply(struct sk_key *key, bool on)
 	int r = sk__update_locked(&t, 1);
 
 	if (r == 0)
-		sk__count(SK__C_UPDATES, 1);
+		sk__count_held(SK__C_UPDATES, 1);
 	return r;
 }
 

@@ -161,6 +161,7 @@ static uint32_t mark(uint32_t v, bool claimed)
 	return want;
 }
 
+/* Return: 1 taken at once (no wait), 0 taken after waiting, or -errno. */
 static int word_lock(uint32_t me)
 {
 	uint32_t v = 0;
@@ -169,7 +170,7 @@ static int word_lock(uint32_t me)
 	if (__atomic_compare_exchange_n(&lock_word, &v, me, false,
 					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		drop_claim(me);
-		return 0;
+		return 1;
 	}
 	if (owned_by(v, me))
 		return -EDEADLK;
@@ -253,22 +254,34 @@ static void word_unlock(void)
 }
 
 /* @update: for an update (sk__lock), else a registration or an unloading
- * object, not timed while the process has one thread. */
-static int lock(bool update)
+ * object, not timed while the process has one thread.  @start_ns: the
+ * clock the caller read as its update began, or 0.
+ *
+ * Clock reads are the update's largest bookkeeping cost: a lock taken at
+ * once waited nothing, and its hold starts at the caller's reading (the
+ * compare-and-swap between them takes nanoseconds), so an uncontended
+ * update reads the clock twice, as it begins and as it releases the lock
+ * (sk__unlock_update), for all three histograms. */
+static int lock(bool update, uint64_t start_ns)
 {
 	bool timed = update || !sk__single_threaded();
-	uint64_t t0 = timed ? sk__now_ns() : 0;
+	uint64_t t0 = !timed ? 0 : start_ns ? start_ns : sk__now_ns();
 	int r = word_lock(sk__thread_id());
 
-	if (r)
+	if (r < 0)
 		return r;
-	hold_start_ns = timed ? sk__now_ns() : 0;
+	hold_start_ns = !timed ? 0 : r == 1 ? t0 : sk__now_ns();
 	if (timed)
-		sk__hist_record(SK_HIST_LOCK_WAIT, hold_start_ns - t0);
+		sk__hist_record_held(SK_HIST_LOCK_WAIT, hold_start_ns - t0);
 	return 0;
 }
 
 int sk__lock(void)
+{
+	return sk__lock_update(0);
+}
+
+int sk__lock_update(uint64_t start_ns)
 {
 	if (sk__lock_held_by_me()) {
 		/* A signal handler (or an update hook) that interrupted this
@@ -284,23 +297,37 @@ int sk__lock(void)
 		return -EDEADLK;
 	}
 	sk__arch_before_lock();
-	return lock(true);
+	return lock(true, start_ns);
 }
 
 int sk__lock_from_loader(void)
 {
-	return lock(false);
+	return lock(false, 0);
 }
 
 /* The hold is recorded before the lock is free: whoever takes it next
  * (and so anyone who sees what the holder did through the lock) finds the
  * hold counted beside the batches it made.  Recorded after, a commit by
- * another thread could be seen done and its hold not yet counted. */
+ * another thread could be seen done and its hold not yet counted.  The
+ * update's latency, from @start_ns, is recorded with it, from the same
+ * clock reading. */
+void sk__unlock_update(uint64_t start_ns)
+{
+	if (hold_start_ns != 0 || start_ns != 0) {
+		uint64_t now = sk__now_ns();
+		if (hold_start_ns != 0)
+			sk__hist_record_held(SK_HIST_LOCK_HOLD,
+					     now - hold_start_ns);
+		if (start_ns != 0)
+			sk__hist_record_held(SK_HIST_UPDATE_LATENCY,
+					     now - start_ns);
+	}
+	word_unlock();
+}
+
 void sk__unlock(void)
 {
-	if (hold_start_ns != 0)
-		sk__hist_record(SK_HIST_LOCK_HOLD, sk__now_ns() - hold_start_ns);
-	word_unlock();
+	sk__unlock_update(0);
 }
 
 bool sk__lock_held_by_me(void)

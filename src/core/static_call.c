@@ -384,14 +384,13 @@ SK_API int sk__static_call_update(struct sk_static_call_key *key, void *func)
 		return -EINVAL;
 	uint64_t t0 = sk__now_ns();
 	sk__calls_pin_if_needed(func);
-	int r = sk__lock();
+	int r = sk__lock_update(t0);
 	if (r)
 		return r;
 	struct sk_static_call_change one = { key, func };
 	r = update_locked(&one, 1);
-	sk__unlock();
-	sk__hist_record(SK_HIST_UPDATE_LATENCY, sk__now_ns() - t0);
-	sk__count(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
+	sk__count_held(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
+	sk__unlock_update(t0);
 	return r;
 }
 
@@ -559,6 +558,6 @@ int sk__calls_update_locked(struct sk_static_call_key *key, void *func)
 	struct sk_static_call_change one = { key, func };
 	int r = update_locked(&one, 1);
 
-	sk__count(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
+	sk__count_held(r ? SK__C_UPDATE_ERRORS : SK__C_UPDATES, 1);
 	return r;
 }

@@ -7,9 +7,13 @@
  * A leaf: the OS writers and core syncs and the layers above count here,
  * and core/stats_get.c (sk_stats_get) adds the names of the mechanisms in use.
  *
- * Everything is a relaxed atomic add: the trap handler counts from signal
- * context, and a reader (the control socket, a benchmark) never takes the
- * patch lock to look.
+ * The trap handler's counters are relaxed atomic adds (it counts from
+ * signal context, in any thread).  Every other counter and the histograms
+ * are written only by the holder of the patch lock, which already
+ * serialises updates: plain loads and stores (relaxed atomics, so that a
+ * reader, which never takes the lock to look, reads whole words), no
+ * atomic read-modify-write on the update path.  sk_stats_reset() racing an
+ * update may leave that update's counts in place.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -38,6 +42,18 @@ void sk__count(enum sk__counter c, uint64_t n)
 	__atomic_fetch_add(&counters[c], n, __ATOMIC_RELAXED);
 }
 
+/* A word only the patch lock's holder writes: read, add, store. */
+static void add_held(uint64_t *p, uint64_t n)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+void sk__count_held(enum sk__counter c, uint64_t n)
+{
+	add_held(&counters[c], n);
+}
+
 uint64_t sk__now_ns(void)
 {
 	struct timespec ts;
@@ -46,21 +62,18 @@ uint64_t sk__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void sk__hist_record(enum sk_hist h, uint64_t ns)
+void sk__hist_record_held(enum sk_hist h, uint64_t ns)
 {
 	struct sk_histogram *hist = &hists[h];
 	int i = 0;
 
 	while (ns >= bucket_bound_ns[i] && i < SK_HIST_BUCKETS - 1)
 		i++;
-	__atomic_fetch_add(&hist->buckets[i], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&hist->count, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&hist->sum_ns, ns, __ATOMIC_RELAXED);
-	uint64_t max = __atomic_load_n(&hist->max_ns, __ATOMIC_RELAXED);
-	while (ns > max &&
-	       !__atomic_compare_exchange_n(&hist->max_ns, &max, ns, true,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	add_held(&hist->buckets[i], 1);
+	add_held(&hist->count, 1);
+	add_held(&hist->sum_ns, ns);
+	if (ns > __atomic_load_n(&hist->max_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&hist->max_ns, ns, __ATOMIC_RELAXED);
 }
 
 static uint64_t load(const uint64_t *p)

@@ -25,10 +25,15 @@ enum sk__counter {
 };
 
 void sk__count(enum sk__counter c, uint64_t n); /* async-signal-safe */
+/* sk__count_held - sk__count for the counters written only under the
+ * patch lock (all but the trap handler's): a plain load and store, no
+ * atomic add, on the update path. */
+void sk__count_held(enum sk__counter c, uint64_t n);
 /* sk__counter - the current value of @c (relaxed). */
 uint64_t sk__counter(enum sk__counter c);
-/* sk__hist_record - one duration of @ns into histogram @h. */
-void sk__hist_record(enum sk_hist h, uint64_t ns);
+/* sk__hist_record_held - one duration of @ns into histogram @h; the
+ * histograms are written only under the patch lock (plain stores). */
+void sk__hist_record_held(enum sk_hist h, uint64_t ns);
 /* sk__now_ns - a monotonic clock, in nanoseconds. */
 uint64_t sk__now_ns(void);
 

@@ -122,8 +122,8 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 	(void)sk__writer_end(spans, n);
 	sk__mem_free(spans);
 	if (r == 0) {
-		sk__count(SK__C_BATCHES, 1);
-		sk__count(SK__C_SITES_WRITTEN, n);
+		sk__count_held(SK__C_BATCHES, 1);
+		sk__count_held(SK__C_SITES_WRITTEN, n);
 	}
 	return r;
 }

@@ -69,7 +69,7 @@ int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
 		return sk__sync_cores();
 	}
 	if (syscall(__NR_riscv_flush_icache, lo, hi, 0UL) == 0) {
-		sk__count(SK__C_CORE_SYNCS, 1);
+		sk__count_held(SK__C_CORE_SYNCS, 1);
 		return 0;
 	}
 	return sk__sync_cores();

@@ -242,8 +242,8 @@ static int batch_run(struct batch *b, size_t *changed)
 		(void)sk__sync_cores(); /* the shootdown may not have happened */
 	sk__trap_retire();
 	if (r == 0) {
-		sk__count(SK__C_BATCHES, 1);
-		sk__count(SK__C_SITES_WRITTEN, b->n);
+		sk__count_held(SK__C_BATCHES, 1);
+		sk__count_held(SK__C_SITES_WRITTEN, b->n);
 	}
 	return r;
 }

@@ -184,7 +184,7 @@ int sk__sync_cores(void)
 		}
 		if (self && serialize_self)
 			serialize_self();
-		sk__count(SK__C_CORE_SYNCS, 1);
+		sk__count_held(SK__C_CORE_SYNCS, 1);
 	}
 	return r;
 }

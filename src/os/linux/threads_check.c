@@ -29,14 +29,15 @@
  * can: glibc counts the threads its pthread_create() made (the main thread
  * included, its own helper threads too) in __nptl_nthreads, the variable
  * libthread_db reads for debuggers (found with dlsym at start-up,
- * threads_check.h; never linked to).  It
+ * threads_check.h; the shared library never links to it, the static one
+ * names it weakly for fully static programs, where dlsym finds nothing).  It
  * is trusted only while it equals the number of entries of /proc/self/task
  * at the last listing (read before and after it): a thread made by a raw
  * clone() is not counted there, and a listing that shows one puts updates
  * back on a stat() of /proc/PID/task (its link count is 2 + the number of
  * threads; ~1.9 us, a third of a 1-site flip's floor) until a listing
- * agrees again.  Without glibc (musl, a static program) the stat() is the
- * count.
+ * agrees again.  Without glibc's count (musl, a program whose threads are
+ * raw clone()s) the stat() is the count: nothing cheaper is sound there.
  *
  * glibc blocks all signals for a few microseconds inside pthread_create()
  * and for the duration of a vfork inside posix_spawn(); those threads run no
@@ -277,9 +278,23 @@ static int scan_threads(bool full, struct blocker *b)
 	return r ? r : found;
 }
 
+/* In a fully static program dlsym() finds nothing: the static library
+ * (SK_STATIC_RUNTIME) names the count at link time instead, weakly (NULL
+ * where the program links no glibc threads, or another C library).  The
+ * shared library never does: that would make it depend on GLIBC_PRIVATE. */
+#if defined(SK_STATIC_RUNTIME) && defined(__GLIBC__)
+extern unsigned int __nptl_nthreads __attribute__((weak));
+#define STATIC_COUNT (&__nptl_nthreads)
+#else
+#define STATIC_COUNT ((const unsigned int *)NULL)
+#endif
+
 void sk__threads_check_lookup(void)
 {
 	const unsigned int *p = dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+
+	if (!p)
+		p = STATIC_COUNT;
 
 	__atomic_store_n(&glibc_threads, p, __ATOMIC_RELEASE);
 }

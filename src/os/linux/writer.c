@@ -202,7 +202,7 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 			if (r)
 				return r;
 		}
-		sk__count(SK__C_TEXT_WRITES, 1);
+		sk__count_held(SK__C_TEXT_WRITES, 1);
 	}
 	return 0;
 }

@@ -33,7 +33,7 @@ void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
 int sk__sync_cores(void)
 {
 	FlushProcessWriteBuffers();
-	sk__count(SK__C_CORE_SYNCS, 1);
+	sk__count_held(SK__C_CORE_SYNCS, 1);
 	return 0;
 }
 

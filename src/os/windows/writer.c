@@ -206,7 +206,7 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 		}
 		FlushInstructionCache(GetCurrentProcess(),
 				      (const void *)spans[i].addr, spans[i].len);
-		sk__count(SK__C_TEXT_WRITES, 1);
+		sk__count_held(SK__C_TEXT_WRITES, 1);
 	}
 	return 0;
 }

@@ -233,7 +233,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
 			       used));                                         \
 	__asm__(SK__SC_BEGIN(name, align) body SK__SC_END(name, size))
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))(void *)&SK__SC_TRAMP(name))
+#define SK__SC_TRAMP_ADDR(name)                                              \
+	(__extension__((void (*)(void))(void *)&SK__SC_TRAMP(name)))
 #endif
 
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_I386)
@@ -346,7 +347,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 	SK_DECLARE_STATIC_CALL(name, func);                                  \
 	__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key            \
 		SK__SC_DESC(name) = {                                         \
-		(void *)(target), (void *)(target), #name,                     \
+		__extension__(void *)(target), __extension__(void *)(target),  \
+		#name,                                                         \
 		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
 	SK__SC_DEFINE_TRAMP(name);                                           \
 	__attribute__((constructor(101), used)) static void                  \
@@ -385,9 +387,9 @@ sk__static_call_pick(struct sk_static_call_key *own,
  * copy than the program's. */
 #define SK_EXPORT_STATIC_CALL(name)                                          \
 	SK__SC_EXPORT_TRAMP(name);                                           \
-	__attribute__((visibility("default"), used))                          \
-	SK__SC_LINKAGE_DEF struct sk_static_call_key *const                   \
-		SK__SC_EXPORTED(name) = &SK__SC_DESC(name)
+	SK__SC_LINKAGE_DEF __attribute__((visibility("default"), used))       \
+	struct sk_static_call_key *const SK__SC_EXPORTED(name) =              \
+		&SK__SC_DESC(name)
 #else
 #define SK_EXPORT_STATIC_CALL(name)                                          \
 	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
@@ -423,7 +425,10 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 {
 	void *f = sk__static_call_load(k);
 
-	return f ? f : (void *)&sk__static_call_nop;
+	/* A function as void *, as the descriptor holds every target: what
+	 * POSIX (dlsym) guarantees and ISO C does not, hence __extension__
+	 * (-Wpedantic in the users' builds). */
+	return f ? f : __extension__(void *) & sk__static_call_nop;
 }
 
 /**
@@ -436,18 +441,18 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 #define sk_static_call_cond(name) (SK__SC_TRAMP(name))
 #else
 #define sk_static_call(name)                                                 \
-	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
-		SK__SC_KEYREF(name)))
+	(__extension__((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load( \
+		SK__SC_KEYREF(name))))
 #define sk_static_call_cond(name)                                            \
-	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load_cond(          \
-		SK__SC_KEYREF(name)))
+	(__extension__((__typeof__(&SK__SC_TRAMP(name)))                      \
+			       sk__static_call_load_cond(SK__SC_KEYREF(name))))
 #endif
 
 /** sk_static_call_query(name) - the current target (NULL: none), of the
  * call's pointer type. */
 #define sk_static_call_query(name)                                           \
-	((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load(               \
-		SK__SC_KEYREF(name)))
+	(__extension__((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load( \
+		SK__SC_KEYREF(name))))
 
 /*
  * SK__SC_CHECKED(name, f) - @f as void *, if it is a function of the static
@@ -534,7 +539,8 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 #define SK__SC_TARGET(name, func, label, id)                                 \
 	SK__SC_TARGET_CHECK(name, func);                                     \
 	static struct sk_static_call_target id = {                          \
-		0, (void *)&(func), label, SK__STATIC_CALL_MAGIC, 0 };         \
+		0, __extension__(void *)&(func), label,                        \
+		SK__STATIC_CALL_MAGIC, 0 };                                    \
 	__attribute__((constructor(102), used)) static void                  \
 		SK__SC_PASTE(id, _add)(void)                                 \
 	{                                                                    \

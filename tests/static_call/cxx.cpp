@@ -25,6 +25,8 @@ int counter::hits;
 SK_DEFINE_STATIC_CALL(scale, app::plain);
 SK_DEFINE_STATIC_CALL_NULL(on_event, app::counter::hit);
 SK_DEFINE_STATIC_CALL_RET0(limit, app::plain);
+/* Exported from C++ (for plugins of this program): the same spelling as C. */
+SK_EXPORT_STATIC_CALL(scale);
 SK_DEFINE_KEY_FALSE(verbose);
 
 int main()

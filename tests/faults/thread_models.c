@@ -32,8 +32,11 @@
  *   exec_blocked       a program started with SIGTRAP blocked (masks survive
  *                      exec) has it unblocked before main, other signals not
  *
- * SK_TORTURE_SECONDS sets each case's duration (default 1).  Run by ctest
- * with each writer and with the fallback core sync.
+ * SK_TORTURE_SECONDS sets each case's duration (default 1); the flips then
+ * go on until the workers have checked MIN_CHECKED passes in each direction
+ * (60 s more at most: a loaded machine may keep them off a core), and the
+ * flips start once every worker runs.  Run by ctest with each writer and
+ * with the fallback core sync.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -54,11 +57,14 @@
 
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 
 SK_DEFINE_KEY_FALSE(model_key);
 
 #define NSITES 32
 #define NWORKERS 3
+/* Checked passes a case needs in each direction of the key, at least. */
+#define MIN_CHECKED 4
 
 extern char **environ;
 
@@ -78,6 +84,7 @@ static struct sk_key_false *volatile flipped = &model_key;
 static unsigned long seq;
 static int stop;
 static unsigned long passes, checked;
+static unsigned long checked_dir[2]; /* checked passes with the key off, on */
 
 static bool expected_on(unsigned long s)
 {
@@ -95,7 +102,9 @@ static void pass_once(void)
 		int want = expected_on(s1) ? NSITES : 0;
 		CHECK(on == want, "%d of %d sites on after update %lu returned, "
 		      "want %d", on, NSITES, s1 / 2, want);
-		__atomic_fetch_add(&checked, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&checked_dir[expected_on(s1)], 1,
+				   __ATOMIC_RELAXED);
+		__atomic_fetch_add(&checked, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_fetch_add(&passes, 1, __ATOMIC_RELAXED);
 }
@@ -140,44 +149,74 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Flip the key for the case's duration; every update must return 0. */
+static unsigned long checked_since(const unsigned long c0[2], int on)
+{
+	return __atomic_load_n(&checked_dir[on], __ATOMIC_ACQUIRE) - c0[on];
+}
+
+/*
+ * Flip the key for the case's duration, and on until the workers have
+ * checked MIN_CHECKED passes in each direction; every update must return 0.
+ * After each flip this waits for a worker pass to check the new direction:
+ * a little (2 ms) while the case's time runs, then until one has.  The
+ * verdict needs the workers to have run between flips, so it waits for
+ * that, not for a time: at most 60 s past the case's time, then fails
+ * saying so.
+ */
 static void flip_for_a_while(void)
 {
 	double end = now() + seconds();
-	unsigned long flips = 0, c0 = __atomic_load_n(&checked, __ATOMIC_ACQUIRE);
+	struct wait_for w = wait_for_begin();
+	unsigned long flips = 0, c0[2];
+	bool enough = false, timed = true;
+	int r = 0;
 
-	while (now() < end) {
+	c0[0] = __atomic_load_n(&checked_dir[0], __ATOMIC_ACQUIRE);
+	c0[1] = __atomic_load_n(&checked_dir[1], __ATOMIC_ACQUIRE);
+	for (;;) {
+		enough = checked_since(c0, 0) >= MIN_CHECKED &&
+			 checked_since(c0, 1) >= MIN_CHECKED;
+		if (timed && now() >= end) {
+			timed = false;
+			w = wait_for_begin();
+		}
+		if (!timed && (enough || wait_for_expired(&w)))
+			break;
 		bool on = !expected_on(__atomic_load_n(&seq, __ATOMIC_RELAXED));
 		__atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);
-		int r = on ? sk_key_enable(&flipped->key)
-			   : sk_key_disable(&flipped->key);
+		r = on ? sk_key_enable(&flipped->key)
+		       : sk_key_disable(&flipped->key);
 		CHECK(r == 0, "update %lu returned %d", flips, r);
 		__atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);
 		flips++;
 		if (r)
 			break;
-		/* Wait (a little) for a worker pass to check this direction. */
+		/* Wait for a worker pass to check this direction. */
 		unsigned long c = __atomic_load_n(&checked, __ATOMIC_ACQUIRE);
-		for (int i = 0; i < 100 && c == __atomic_load_n(&checked,
-							__ATOMIC_ACQUIRE); i++)
+		for (int i = 0; c == __atomic_load_n(&checked, __ATOMIC_ACQUIRE) &&
+				(timed ? i < 100 : !wait_for_expired(&w)); i++)
 			usleep(20);
 	}
 	struct sk_stats st;
-	unsigned long c1 = __atomic_load_n(&checked, __ATOMIC_ACQUIRE);
 	sk_stats_get(&st);
-	printf("  %lu flips, %lu checked passes of %d sites (%lu traps "
-	       "resumed so far)\n", flips, c1 - c0, NSITES,
+	printf("  %lu flips, %lu + %lu checked passes (key off + on) of %d "
+	       "sites (%lu traps resumed so far)\n", flips,
+	       checked_since(c0, 0), checked_since(c0, 1), NSITES,
 	       (unsigned long)st.traps_handled);
-	CHECK(c1 > c0, "no pass was checked");
+	CHECK(r || enough, "after %lu flips, %.0f s past the case's time, the "
+	      "workers had checked %lu passes with the key off and %lu with it "
+	      "on, want %d of each: no worker ran a pass between updates",
+	      flips, timed ? 0.0 : wait_for_elapsed(&w), checked_since(c0, 0),
+	      checked_since(c0, 1), MIN_CHECKED);
 }
 
 static void start_workers(pthread_t *t, const pthread_attr_t *attr,
 			  void *(*fn)(void *))
 {
 	__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+	/* Flip once they all run (wait_for.h, start_thread()). */
 	for (int i = 0; i < NWORKERS; i++)
-		CHECK(pthread_create(&t[i], attr, fn, NULL) == 0,
-		      "pthread_create");
+		start_thread(&t[i], attr, fn, NULL);
 }
 
 static void stop_workers(pthread_t *t)
@@ -273,7 +312,7 @@ static void case_inherited(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	check_all_but_trap_blocked("main after pthread_sigmask");
-	pthread_create(&waiter, NULL, sigwait_thread, NULL);
+	start_thread(&waiter, NULL, sigwait_thread, NULL);
 	start_workers(t, NULL, inherited_worker);
 	kill(getpid(), SIGUSR1);
 	flip_for_a_while();
@@ -437,7 +476,7 @@ static void run_with_handler(void *(*fn)(void *))
 	__atomic_store_n(&sender_stop, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&handler_workers_done, 0, __ATOMIC_RELEASE);
 	start_workers(handler_threads, NULL, fn);
-	pthread_create(&sender, NULL, signal_sender, NULL);
+	start_thread(&sender, NULL, signal_sender, NULL);
 	flip_for_a_while();
 	/* Workers waiting in sigsuspend() need signals until they end, and a
 	 * thread may be signalled only until it is joined (musl's
@@ -499,8 +538,10 @@ static void case_dlopen_after(void)
 #endif
 	__atomic_store_n(&started_blocked, 0, __ATOMIC_RELEASE);
 	start_workers(t, NULL, early_blocked_worker);
-	while (__atomic_load_n(&started_blocked, __ATOMIC_ACQUIRE) < NWORKERS)
-		usleep(100);
+	WAIT_FOR(__atomic_load_n(&started_blocked, __ATOMIC_ACQUIRE) ==
+			 NWORKERS,
+		 "the %d workers blocked every signal (%d did)", NWORKERS,
+		 __atomic_load_n(&started_blocked, __ATOMIC_ACQUIRE));
 	snprintf(path, sizeof(path), "%s/libfaults_model_plugin.so",
 		 dir ? dir : ".");
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

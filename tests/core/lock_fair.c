@@ -19,6 +19,12 @@
  *     longest wait was up to 204 ms against 12-25 ms with the handoff (the
  *     line printed here).  bench_keys locks measures the waits with 2, 4
  *     and 8 updaters, where the old lock did starve one thread of 8.
+ *
+ * The time starts once all four run (a start barrier): on a loaded machine
+ * a new thread can wait long for its first time on a core, and a late
+ * start is not starvation; nor may the first updates run before the others
+ * do (a thread no core has run yet has every signal blocked, and an update
+ * would wait ~1 s for it, then be refused with -EBUSY).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -92,10 +98,14 @@ struct updater {
 	unsigned long flips, errors, wrong;
 };
 
+/* The four updaters and main: the time starts once all of them run. */
+static pthread_barrier_t start;
+
 static void *updater_main(void *arg)
 {
 	struct updater *u = arg;
 
+	pthread_barrier_wait(&start);
 	while (!__atomic_load_n(u->stop, __ATOMIC_ACQUIRE)) {
 		u->errors += sk_key_enable(u->key) != 0;
 		u->wrong += u->sites_on() != 4;
@@ -124,8 +134,10 @@ int main(void)
 #ifdef LOCK_FAIR_HANDOFF_DELAYED
 	sk__inject_hook = pause_in_handoff;
 #endif
+	pthread_barrier_init(&start, NULL, THREADS + 1);
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, updater_main, &u[i]);
+	pthread_barrier_wait(&start);
 	struct timespec d = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&d, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);

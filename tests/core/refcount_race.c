@@ -24,12 +24,17 @@ __attribute__((noinline)) static bool site(void)
 }
 
 static unsigned long rounds = 20000;
+/* The two start together: a thread no core has run yet has every signal
+ * blocked, and the other's update would wait ~1 s for it, then be refused
+ * with -EBUSY (and the race wants both running). */
+static pthread_barrier_t start;
 
 static void *worker(void *arg)
 {
 	unsigned long lost = 0, errors = 0;
 
 	(void)arg;
+	pthread_barrier_wait(&start);
 	for (unsigned long i = 0; i < rounds; i++) {
 		errors += sk_key_inc(&raced) != 0;
 		lost += !site() || sk_key_count(&raced) < 1;
@@ -48,6 +53,7 @@ int main(void)
 
 	if (env)
 		rounds = strtoul(env, NULL, 10);
+	pthread_barrier_init(&start, NULL, 2);
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	for (int i = 0; i < 2; i++)

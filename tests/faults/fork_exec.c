@@ -25,6 +25,7 @@
 #include "../../src/internal.h"
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 
 SK_DEFINE_KEY_FALSE(proc_key);
 
@@ -116,7 +117,8 @@ static void fork_mid_update(int rounds)
 
 		batch_open = forking = hook_returned = update_returned = 0;
 		__atomic_store_n(&hold, 1, __ATOMIC_RELEASE);
-		pthread_create(&t, NULL, forker, &pid);
+		/* Update once it runs (wait_for.h, start_thread()). */
+		start_thread(&t, NULL, forker, &pid);
 		int r = sk_key_enabled(&proc_key) ? sk_key_disable(&proc_key)
 						  : sk_key_enable(&proc_key);
 		__atomic_store_n(&update_returned, 1, __ATOMIC_RELEASE);
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
 		return child_main(); /* "spawned" or "after-exec" */
 	self_path = argv[0];
 	sk__inject_hook = hook;
-	pthread_create(&rd, NULL, reader, NULL);
+	start_thread(&rd, NULL, reader, NULL);
 	fork_mid_update(10);
 	spawn_during_updates(20);
 	exec_mid_update(5);

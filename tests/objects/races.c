@@ -30,6 +30,7 @@
 
 #include "../../src/internal.h"
 #include "../check.h"
+#include "../wait_for.h"
 #include "keys.h"
 
 int sko_unload_started; /* set by the plugin's destructor */
@@ -116,7 +117,8 @@ static void run_with_other(void *(*other)(void *))
 
 	sem_init(&start_other, 0, 0);
 	sem_init(&other_done, 0, 0);
-	pthread_create(&t, NULL, other, NULL);
+	/* Update once it runs (wait_for.h, start_thread()). */
+	start_thread(&t, NULL, other, NULL);
 	sk__inject_hook = hook;
 	int r = sk_key_enable(&exe_key_false);
 	sk__inject_hook = NULL;
@@ -178,7 +180,7 @@ static void fork_during_dlopen(void)
 	pthread_t f;
 
 	sem_init(&start_fork, 0, 0);
-	pthread_create(&f, NULL, forker, NULL);
+	start_thread(&f, NULL, forker, NULL);
 	run_with_other(loader_and_fork);
 	pthread_join(f, NULL);
 	CHECK(plugin != NULL, "dlopen: %s", plugin ? "" : dlerror());

@@ -14,7 +14,10 @@
  * sequence, run every site, and sample again: when the sequence did not
  * move, every site must show the published state.  Output: how many stable
  * samples were checked and how many disagreed (must be 0).
- * SK_TORTURE_SECONDS sets the duration (default 5).
+ * SK_TORTURE_SECONDS sets the duration (default 5), counted once every
+ * thread runs; it goes on until both kinds of update ran and an executor
+ * checked a stable sample (60 s more at most: a loaded machine may keep a
+ * thread off a core).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +27,7 @@
 #include <statickeys.h>
 
 #include "../check.h"
+#include "../wait_for.h"
 
 #define NCOMMIT 16
 #define NSINGLE 4
@@ -63,6 +67,10 @@ static bool expected[NKEYS];
 static volatile int stop;
 static unsigned long stable_samples, mismatches, commits_ok, commits_busy,
 	single_updates, refcount_cycles;
+/* The five threads and main start together: a thread no core has run yet
+ * has every signal blocked, and an update would wait ~1 s for it, then be
+ * refused with -EBUSY. */
+static pthread_barrier_t start;
 
 static void publish_begin(int group)
 {
@@ -101,6 +109,7 @@ static bool sample_group(int group, int lo, int hi)
 static void *executor(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!stop) {
 		unsigned long n = sample_group(0, 0, NCOMMIT);
 		n += sample_group(1, NCOMMIT, NKEYS);
@@ -145,6 +154,7 @@ static void *committer(void *arg)
 {
 	unsigned rng = 1;
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!stop)
 		one_commit(&rng);
 	return NULL;
@@ -154,6 +164,7 @@ static void *single_updater(void *arg)
 {
 	unsigned rng = 2;
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!stop) {
 		int k = NCOMMIT + (int)(rand_r(&rng) % NSINGLE);
 		bool on = rand_r(&rng) & 1;
@@ -165,7 +176,7 @@ static void *single_updater(void *arg)
 		publish_end(1);
 		CHECK(r == 0, "single update of %s returned %d",
 		      keys[k].key->name, r);
-		single_updates++;
+		__atomic_fetch_add(&single_updates, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -174,6 +185,7 @@ static void *single_updater(void *arg)
 static void *refcounter(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!stop) {
 		if (sk_key_inc(&shared) != 0)
 			continue;
@@ -200,10 +212,21 @@ int main(void)
 
 	for (int k = 0; k < NKEYS; k++)
 		expected[k] = sk_key_enabled(keys[k].key);
+	pthread_barrier_init(&start, NULL, 5 + 1);
 	for (int i = 0; i < 5; i++)
 		pthread_create(&t[i], NULL, fns[i], NULL);
+	pthread_barrier_wait(&start);
 	struct timespec d = { seconds, 0 };
 	nanosleep(&d, NULL);
+	/* The verdicts below need each thread to have done something. */
+	WAIT_FOR(__atomic_load_n(&commits_ok, __ATOMIC_RELAXED) > 0 &&
+			 __atomic_load_n(&single_updates, __ATOMIC_RELAXED) > 0 &&
+			 __atomic_load_n(&stable_samples, __ATOMIC_RELAXED) > 0,
+		 "a commit applied (%lu), a single update ran (%lu) and an "
+		 "executor checked a stable sample (%lu)",
+		 __atomic_load_n(&commits_ok, __ATOMIC_RELAXED),
+		 __atomic_load_n(&single_updates, __ATOMIC_RELAXED),
+		 __atomic_load_n(&stable_samples, __ATOMIC_RELAXED));
 	stop = 1;
 	for (int i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);

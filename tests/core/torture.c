@@ -18,9 +18,11 @@
  * buckets may be non-empty.  STATICKEYS_WRITER chooses the writer;
  * SK_TORTURE_SECONDS the duration (default 10); SK_TORTURE_READERS the
  * reader threads (2, or 1: under valgrind, which runs one thread at a time).
+ * The flips start once the readers run, and go on past the duration, each
+ * then waiting for a stable call, until the readers made STABLE_MIN of
+ * them (60 s more at most: a loaded machine may keep them off a core).
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,9 +31,11 @@
 
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 
 #define NKEYS 8
 #define SITES_PER_KEY 512
+#define STABLE_MIN 16 /* stable calls the verdict needs, at least */
 
 SK_DEFINE_KEY_TRUE(k0);
 SK_DEFINE_KEY_FALSE(k1);
@@ -105,13 +109,21 @@ static int flip(unsigned k, unsigned how)
 	return on ? sk_key_dec(key) : sk_key_inc(key);
 }
 
+static unsigned long stable_now(void)
+{
+	return __atomic_load_n(&stable_calls, __ATOMIC_RELAXED);
+}
+
 static void flipper(double seconds)
 {
 	struct timespec t0, t;
 	unsigned r = 12345;
+	struct wait_for w = wait_for_begin();
+	bool timed = true;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
+		unsigned long seen = stable_now();
 		r = r * 1103515245u + 12345u;
 		unsigned k = (r >> 8) % NKEYS;
 		__atomic_fetch_add(&seq[k], 1, __ATOMIC_ACQ_REL); /* odd */
@@ -121,10 +133,17 @@ static void flipper(double seconds)
 				 __ATOMIC_RELEASE);
 		__atomic_fetch_add(&seq[k], 1, __ATOMIC_ACQ_REL); /* even */
 		flips++;
+		/* Past the time: wait for a reader's stable call. */
+		while (!timed && stable_now() == seen && wait_for_pause(&w))
+			;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) +
-			 (double)(t.tv_nsec - t0.tv_nsec) / 1e9 <
-		 seconds);
+		if (timed && (double)(t.tv_sec - t0.tv_sec) +
+				     (double)(t.tv_nsec - t0.tv_nsec) / 1e9 >=
+			     seconds) {
+			timed = false;
+			w = wait_for_begin();
+		}
+	} while (timed || (stable_now() < STABLE_MIN && !wait_for_expired(&w)));
 }
 
 int main(void)
@@ -147,8 +166,10 @@ int main(void)
 			       (void *)(uintptr_t)(i * 3));
 	/* Flip once the readers run: a thread that glibc is still starting
 	 * has every signal blocked, and an update would wait for it. */
-	while (__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) < nreaders)
-		sched_yield();
+	WAIT_FOR(__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) ==
+			 nreaders,
+		 "the %d readers started (%d did)", nreaders,
+		 __atomic_load_n(&readers_started, __ATOMIC_ACQUIRE));
 	flipper(seconds);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < nreaders; i++)
@@ -165,7 +186,8 @@ int main(void)
 		if (histogram[i])
 			printf("  %4d: %lu%s\n", i, histogram[i],
 			       i == 0 || i == SITES_PER_KEY ? "" : "  <- BAD");
-	CHECK(stable_calls > 0, "readers made no stable observation");
+	CHECK(stable_calls >= STABLE_MIN, "readers made %lu stable "
+	      "observations, want %d", stable_calls, STABLE_MIN);
 	CHECK(flips > 0, "no flips happened");
 	CHECK(st.core_syncs <= 3 * st.batches,
 	      "%lu core syncs for %lu batches: more than 3 per batch",

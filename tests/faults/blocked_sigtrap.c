@@ -32,6 +32,7 @@
 #include "../../src/internal.h"
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 #include "capture.h"
 
 SK_DEFINE_KEY_FALSE(busy_key);
@@ -113,18 +114,19 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* With int3 in every changing site, wait until the worker ran them again. */
+/* With int3 in every changing site, wait until the worker ran them again
+ * (allowed_once_unblocked() checks that it trapped): for as long as a
+ * loaded machine keeps it off a core, 60 s at most. */
 static void hook(int point)
 {
 	if (point != SK__INJECT_AFTER_TRAP_WRITE ||
 	    __atomic_load_n(&command, __ATOMIC_ACQUIRE) != RUN_SITES)
 		return;
 	unsigned long seen = __atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < 20000; i++) {
-		if (__atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE) > seen + 1)
-			return;
-		usleep(100);
-	}
+	WAIT_FOR(__atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE) > seen + 1,
+		 "the worker ran the sites while a batch was held open (%lu "
+		 "runs before it, %lu now)", seen,
+		 __atomic_load_n(&worker_runs, __ATOMIC_ACQUIRE));
 }
 
 static void refused_while_blocked(void)

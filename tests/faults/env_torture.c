@@ -8,8 +8,10 @@
  *
  * Two keys with 64 sites each are flipped for SK_TORTURE_SECONDS (default 2)
  * while two threads execute the sites; a call that overlapped no flip must
- * see all sites of a key agree with it.  Then sk_stats_get() must name the
- * expected writer and sync method.
+ * see all sites of a key agree with it.  The flips go on, each waiting for
+ * such a call, until the readers have made STABLE_MIN of them (60 s more
+ * at most: a loaded machine may keep the readers off a core).  Then
+ * sk_stats_get() must name the expected writer and sync method.
  *
  * --expect-refused: no way to write code exists; every update must fail
  * with -EPERM, leave the key's count and state as they were, leave every
@@ -19,7 +21,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,12 +29,14 @@
 
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 #include "seccomp_filter.h"
 
 SK_DEFINE_KEY_TRUE(env_on);
 SK_DEFINE_KEY_FALSE(env_off);
 
 #define NSITES 64
+#define STABLE_MIN 16 /* stable observations the verdict needs, at least */
 #define SITES_OF(k)                                                          \
 	__attribute__((noinline)) static int sites_##k(void)                 \
 	{                                                                    \
@@ -169,8 +172,9 @@ int main(int argc, char **argv)
 	/* Flip once both run: a reader no core has run yet has every signal
 	 * blocked (glibc), and each flip meanwhile would wait for it and be
 	 * refused with -EBUSY, which the bound below counts. */
-	while (__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) < 2)
-		sched_yield();
+	WAIT_FOR(__atomic_load_n(&readers_started, __ATOMIC_ACQUIRE) == 2,
+		 "both readers started (%d did)",
+		 __atomic_load_n(&readers_started, __ATOMIC_ACQUIRE));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool denied = false;
 	do {
@@ -181,6 +185,20 @@ int main(int argc, char **argv)
 		r = r * 1103515245u + 12345u;
 		flip((r >> 16) & 1, o.refused);
 	} while (seconds_since(&t0) < seconds);
+	/* The time is up; the verdict needs the readers to have seen the
+	 * sites between flips: flip on, each time waiting for a reader's
+	 * stable observation, until they made enough. */
+	struct wait_for w = wait_for_begin();
+	while (__atomic_load_n(&stable_checks, __ATOMIC_ACQUIRE) < STABLE_MIN &&
+	       !wait_for_expired(&w)) {
+		unsigned long seen = __atomic_load_n(&stable_checks,
+						     __ATOMIC_ACQUIRE);
+		r = r * 1103515245u + 12345u;
+		flip((r >> 16) & 1, o.refused);
+		while (__atomic_load_n(&stable_checks, __ATOMIC_ACQUIRE) ==
+			       seen && !wait_for_expired(&w))
+			usleep(20);
+	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < 2; i++)
 		pthread_join(readers[i], NULL);
@@ -191,7 +209,9 @@ int main(int argc, char **argv)
 	       st.writer, st.sync_method, flips, refusals, busy, stable_checks,
 	       (unsigned long)st.traps_handled,
 	       (unsigned long)st.update_errors);
-	CHECK(stable_checks > 0, "readers made no stable observation");
+	CHECK(stable_checks >= STABLE_MIN, "readers made %lu stable "
+	      "observations, want %d (%.0f s past the flipping time)",
+	      stable_checks, STABLE_MIN, wait_for_elapsed(&w));
 	CHECK(o.refused ? refusals > 0 : flips > 0, "no flips were attempted");
 	CHECK(busy <= flips / 10, "%lu of %lu flips refused with -EBUSY",
 	      busy, flips + busy);

@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -42,6 +41,7 @@
 #include "../../src/internal.h"
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 
 SK_DEFINE_KEY_FALSE(work_key);  /* flipped by children and handlers */
 SK_DEFINE_KEY_FALSE(busy_key);  /* flipped by another parent thread */
@@ -263,9 +263,12 @@ static void fork_in_handlers(void)
 	raise(SIGCHLD);
 	/* Signals that arrive together are delivered once (ThreadSanitizer,
 	 * which defers handlers, merges them often): a chain that stalls
-	 * for 20 ms is started again, from a new SIGCHLD. */
+	 * for 20 ms is started again, from a new SIGCHLD.  Each child updates
+	 * keys 11 times: on a loaded machine (or under a sanitizer) the chain
+	 * may take long; it is waited for, 60 s at most. */
 	int last = forks_left;
-	for (int i = 0; i < 5000 && forks_left > 0; i++) {
+	struct wait_for w = wait_for_begin();
+	for (int i = 0; forks_left > 0 && !wait_for_expired(&w); i++) {
 		usleep(1000);
 		if (i % 20 == 19) {
 			if (forks_left == last)
@@ -276,8 +279,8 @@ static void fork_in_handlers(void)
 	signal(SIGCHLD, SIG_DFL);
 	__atomic_store_n(&busy_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
-	CHECK(forks_left == 0, "SIGCHLD chain stopped with %d forks left",
-	      (int)forks_left);
+	CHECK(forks_left == 0, "SIGCHLD chain stopped with %d forks left "
+	      "after %.0f s", (int)forks_left, wait_for_elapsed(&w));
 	reap_children(rounds - forks_left, err, saved, "SIGCHLD forks");
 	restore_stderr(saved);
 	close(err);
@@ -345,14 +348,18 @@ static void reload_in_sighup(void)
 	pthread_create(&t, NULL, reader, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	signal(SIGHUP, on_sighup);
-	/* The reloads take ~100 ms: the reader must be running by then, and
-	 * have checked between reloads (a loaded machine may keep it off a
-	 * core for longer: a few more reloads, for at most 10 s). */
-	while (!__atomic_load_n(&reader_started, __ATOMIC_ACQUIRE))
-		sched_yield();
+	/* The reloads take ~100 ms: the reader must be running by then (a
+	 * thread no core has run yet has every signal blocked, and a commit
+	 * that waited ~1 s for it would be refused), and have checked between
+	 * reloads (a loaded machine may keep it off a core for longer: more
+	 * reloads, for at most 60 s). */
+	WAIT_FOR(__atomic_load_n(&reader_started, __ATOMIC_ACQUIRE),
+		 "the reader thread started");
 	unsigned reloads = 0;
-	for (int i = 0; i < 200 || (i < 50000 && !__atomic_load_n(
-				&reader_checked, __ATOMIC_RELAXED)); i++) {
+	struct wait_for w = wait_for_begin();
+	for (int i = 0; i < 200 || (!__atomic_load_n(&reader_checked,
+						     __ATOMIC_RELAXED) &&
+				    !wait_for_expired(&w)); i++) {
 		kill(getpid(), SIGHUP);
 		usleep(200);
 		reloads++;
@@ -360,7 +367,8 @@ static void reload_in_sighup(void)
 	__atomic_store_n(&reader_stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	signal(SIGHUP, SIG_DFL);
-	CHECK(reader_checked > 0, "the reader checked nothing");
+	CHECK(reader_checked > 0, "the reader checked nothing in %u reloads "
+	      "(%.0f s)", reloads, wait_for_elapsed(&w));
 	printf("reload_in_sighup: %u reloads, %lu reader runs checked\n",
 	       reloads, reader_checked);
 	CHECK(sk_commit(off, 2) == 0, "keys off after the reloads");
@@ -471,8 +479,10 @@ static void fork_inside_own_update(void)
 	 * read it in their own updates (the hook itself acts only here). */
 	sk__inject_hook = raise_in_update;
 	__atomic_store_n(&busy_stop, 0, __ATOMIC_RELEASE);
-	pthread_create(&run, NULL, runner, NULL);
-	pthread_create(&flip, NULL, busy_flipper, NULL);
+	/* Update once both run (wait_for.h, start_thread()): the flipper
+	 * updates once it runs, the runner is running by then. */
+	start_thread(&run, NULL, runner, NULL);
+	start_thread(&flip, NULL, busy_flipper, NULL);
 	for (int i = 0; i < rounds; i++) {
 		cut_child = 0;
 		int r = sk_key_enable(&work_key);

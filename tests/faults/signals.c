@@ -25,6 +25,7 @@
 #include "../../src/internal.h"
 #include "../check.h"
 #include "../repeat.h"
+#include "../wait_for.h"
 
 SK_DEFINE_KEY_FALSE(sig_key);
 SK_DEFINE_KEY_TRUE(other_key);
@@ -123,10 +124,23 @@ static void *bombard(void *arg)
 	return NULL;
 }
 
+/* Both verdicts of the flips: a handler checked the sites with no flip in
+ * flight, and one was raised inside the trap handler during a batch. */
+static bool handlers_seen_enough(void)
+{
+	return __atomic_load_n(&handler_stable, __ATOMIC_RELAXED) > 0 &&
+	       __atomic_load_n(&raised_in_trap, __ATOMIC_RELAXED) > 0;
+}
+
+/* @flips flips at least, and on until both verdicts have something to
+ * judge: they need the target thread to have run, at a trap and between
+ * flips, which a loaded machine may delay (60 s at most). */
 static void sites_in_handlers(int flips)
 {
 	pthread_t t, b;
 	struct sigaction sa;
+	struct wait_for w = wait_for_begin();
+	int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_usr1;
@@ -134,9 +148,15 @@ static void sites_in_handlers(int flips)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	sk__inject_hook = hook;
-	pthread_create(&t, NULL, target, NULL);
-	pthread_create(&b, NULL, bombard, &t);
-	for (int i = 0; i < flips; i++) {
+	/* Flip once both run (wait_for.h, start_thread()). */
+	start_thread(&t, NULL, target, NULL);
+	start_thread(&b, NULL, bombard, &t);
+	for (i = 0;; i++) {
+		if (i == flips)
+			w = wait_for_begin();
+		if (i >= flips &&
+		    (handlers_seen_enough() || wait_for_expired(&w)))
+			break;
 		__atomic_fetch_add(&seq, 1, __ATOMIC_ACQ_REL);
 		int r = i & 1 ? sk_key_disable(&sig_key) : sk_key_enable(&sig_key);
 		__atomic_store_n(&state, sk_key_enabled(&sig_key),
@@ -149,12 +169,12 @@ static void sites_in_handlers(int flips)
 	pthread_join(b, NULL);
 	pthread_join(t, NULL);
 	sk__inject_hook = NULL;
-	CHECK(handler_stable > 0, "no handler ran between flips");
+	CHECK(handler_stable > 0, "no handler ran between flips (%d flips)", i);
 	CHECK(raised_in_trap > 0, "no SIGUSR1 was raised inside the trap "
-	      "handler while a batch was held open");
+	      "handler while a batch was held open (%d flips)", i);
 	printf("%d flips: handlers ran the sites %lu times (%lu between "
 	       "flips); SIGUSR1 raised inside the trap handler %lu times\n",
-	       flips, handler_runs, handler_stable, raised_in_trap);
+	       i, handler_runs, handler_stable, raised_in_trap);
 }
 
 /* What the SIGUSR2 handler got from each call. */

@@ -22,7 +22,10 @@
  * in every object, including a plugin loaded after the flip, takes the new
  * direction.  Each key's state word is published as (generation, state,
  * busy); a probe bracketed by two equal, non-busy readings must match the
- * state.  Run under AddressSanitizer/LeakSanitizer as objects_churn_asan:
+ * state.  The time starts once every thread runs, and ends once the loader
+ * has completed a cycle, both keys have flipped and some probe was judged
+ * (60 s more at most: a loaded machine may keep a thread off a core).
+ * Run under AddressSanitizer/LeakSanitizer as objects_churn_asan:
  * unregistering a plugin must free everything and never touch freed
  * memory.
  */
@@ -35,6 +38,7 @@
 #include <unistd.h>
 
 #include "../check.h"
+#include "../wait_for.h"
 #include "keys.h"
 
 struct owned {
@@ -51,6 +55,10 @@ static struct owned owned[] = {
 #define NOWNED (sizeof(owned) / sizeof(owned[0]))
 
 static int stop;
+/* The threads and main: they start once all of them run (a thread no core
+ * has run yet has every signal blocked, and an update would wait ~1 s for
+ * it, then be refused with -EBUSY). */
+static pthread_barrier_t start;
 static unsigned long stable_checks, busy_skips, cycles, plugin_probes;
 
 /* The plugin the loader lends to the reader; NULL while none is lent. */
@@ -124,6 +132,7 @@ static void *flipper(void *arg)
 	int count = sk_key_count(o->key);
 	unsigned r = (unsigned)o->id * 7919u + 1;
 
+	pthread_barrier_wait(&start);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		r = r * 1103515245u + 12345u;
 		unsigned long w = word_of(o);
@@ -136,7 +145,7 @@ static void *flipper(void *arg)
 		__atomic_store_n(&o->word,
 				 (((w >> 2) + 1) << 2) | ((unsigned long)on << 1),
 				 __ATOMIC_SEQ_CST);
-		o->flips++;
+		__atomic_fetch_add(&o->flips, 1, __ATOMIC_RELAXED);
 		probe_static_objects(o);
 		usleep(50); /* leave stable windows for the other threads */
 	}
@@ -146,6 +155,7 @@ static void *flipper(void *arg)
 static void *reader(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		for (size_t k = 0; k < NOWNED; k++)
 			probe_static_objects(&owned[k]);
@@ -249,6 +259,7 @@ static void load_cycle(unsigned long i)
 static void *loader(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&start);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		load_cycle(cycles);
 		__atomic_fetch_add(&cycles, 1, __ATOMIC_RELAXED);
@@ -271,13 +282,26 @@ int main(int argc, char **argv)
 	struct sk_stats s0, s1;
 
 	sk_stats_get(&s0);
+	pthread_barrier_init(&start, NULL, NOWNED + 3);
 	for (size_t k = 0; k < NOWNED; k++)
 		pthread_create(&t[k], NULL, flipper, &owned[k]);
 	pthread_create(&t[NOWNED], NULL, reader, NULL);
 	pthread_create(&t[NOWNED + 1], NULL, loader, NULL);
+	pthread_barrier_wait(&start);
 	struct timespec d = { (time_t)seconds,
 			      (long)((seconds - (time_t)seconds) * 1e9) };
 	nanosleep(&d, NULL);
+	/* The verdicts below need each thread to have done something. */
+	WAIT_FOR(__atomic_load_n(&cycles, __ATOMIC_RELAXED) > 0 &&
+			 __atomic_load_n(&owned[0].flips, __ATOMIC_RELAXED) > 0 &&
+			 __atomic_load_n(&owned[1].flips, __ATOMIC_RELAXED) > 0 &&
+			 __atomic_load_n(&stable_checks, __ATOMIC_RELAXED) > 0,
+		 "the loader completed a cycle (%lu), both keys flipped (%lu, "
+		 "%lu) and a probe was judged (%lu)",
+		 __atomic_load_n(&cycles, __ATOMIC_RELAXED),
+		 __atomic_load_n(&owned[0].flips, __ATOMIC_RELAXED),
+		 __atomic_load_n(&owned[1].flips, __ATOMIC_RELAXED),
+		 __atomic_load_n(&stable_checks, __ATOMIC_RELAXED));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < NOWNED + 2; i++)
 		pthread_join(t[i], NULL);

@@ -165,19 +165,25 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  * In the defining object the choice folds away at compile time.
  */
 #if defined(__ELF__)
-#define SK__SC_DECL_DESC(name)                                               	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)            		__attribute__((weak, visibility("hidden")));                   	SK__SC_LINKAGE struct sk_static_call_key *const SK__SC_EXPORTED(name) 		__attribute__((weak))
+#define SK__SC_DECL_DESC(name)                                               \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)           \
+		__attribute__((weak, visibility("hidden")));                 \
+	SK__SC_LINKAGE struct sk_static_call_key *const SK__SC_EXPORTED(name) \
+		__attribute__((weak))
 static inline struct sk_static_call_key *
 sk__static_call_pick(struct sk_static_call_key *own,
 		     struct sk_static_call_key *const *exported)
 {
 	return own ? own : exported ? *exported : NULL;
 }
-#define SK__SC_KEYREF(name)                                                  	sk__static_call_pick(&SK__SC_DESC(name), &SK__SC_EXPORTED(name))
+#define SK__SC_KEYREF(name)                                                  \
+	sk__static_call_pick(&SK__SC_DESC(name), &SK__SC_EXPORTED(name))
 #else
 /* PE and Mach-O (two-level namespace): an object's references to its own
  * symbols never bind to another object's; the descriptor is exported as
  * before (an importer names it). */
-#define SK__SC_DECL_DESC(name)                                               	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+#define SK__SC_DECL_DESC(name)                                               \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
 #define SK__SC_KEYREF(name) (&SK__SC_DESC(name))
 #endif
 /* The descriptor of static call @name, as an lvalue. */
@@ -190,7 +196,26 @@ sk__static_call_pick(struct sk_static_call_key *own,
  * unexported one fails to link (its trampoline is hidden), and updating
  * it returns -EINVAL.
  */
-#define SK_DECLARE_STATIC_CALL(name, func)                                   	SK__SC_DECL_DESC(name);                                              	SK__SC_LINKAGE __typeof__(func) SK__SC_TRAMP(name)
+#define SK_DECLARE_STATIC_CALL(name, func)                                   \
+	SK__SC_DECLARE_FN(name, __typeof__(func))
+/**
+ * SK_DECLARE_STATIC_CALL_TYPE(name, type) - the same, of @type, a pointer
+ * to function type (a method table's member: `__typeof__(m.xMalloc)`, or a
+ * typedef of one).  Every define and declare form has a _TYPE spelling.
+ */
+#define SK_DECLARE_STATIC_CALL_TYPE(name, type)                              \
+	SK__SC_DECLARE_FN(name, SK__SC_FN_OF(type))
+
+/* The function type that pointer type @type points to. */
+#ifdef __cplusplus
+#define SK__SC_FN_OF(ptr_type) std::remove_pointer<ptr_type>::type
+#else
+#define SK__SC_FN_OF(ptr_type) __typeof__(*(ptr_type)0)
+#endif
+/* The declarations behind a static call @name of function type @fn. */
+#define SK__SC_DECLARE_FN(name, fn)                                          \
+	SK__SC_DECL_DESC(name);                                              \
+	SK__SC_LINKAGE fn SK__SC_TRAMP(name)
 
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 /*
@@ -343,8 +368,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 
 /* The descriptor, its trampoline, and the constructor and destructor that
  * tell the runtime (which turns the trampoline into the direct jump). */
-#define SK__SC_DEFINE(name, func, target, flags)                             \
-	SK_DECLARE_STATIC_CALL(name, func);                                  \
+#define SK__SC_DEFINE(name, fn, target, flags)                               \
+	SK__SC_DECLARE_FN(name, fn);                                  \
 	__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key            \
 		SK__SC_DESC(name) = {                                         \
 		__extension__(void *)(target), __extension__(void *)(target),  \
@@ -398,16 +423,38 @@ sk__static_call_pick(struct sk_static_call_key *own,
 
 /** SK_DEFINE_STATIC_CALL(name, func) - a static call of @func's type,
  * calling @func until updated. */
-#define SK_DEFINE_STATIC_CALL(name, func) SK__SC_DEFINE(name, func, func, 0)
+#define SK_DEFINE_STATIC_CALL(name, func)                                    \
+	SK__SC_DEFINE(name, __typeof__(func), func, 0)
 /** SK_DEFINE_STATIC_CALL_NULL(name, func) - of @func's type, with no target
  * (sk_static_call_cond() calls nothing; sk_static_call() must not be used
  * until it has one). */
 #define SK_DEFINE_STATIC_CALL_NULL(name, func)                               \
-	SK__SC_DEFINE(name, func, 0, SK__STATIC_CALL_NULL)
+	SK__SC_DEFINE(name, __typeof__(func), 0, SK__STATIC_CALL_NULL)
 /** SK_DEFINE_STATIC_CALL_RET0(name, func) - of @func's type, returning 0
  * (sk_static_call_return0) until updated. */
 #define SK_DEFINE_STATIC_CALL_RET0(name, func)                               \
-	SK__SC_DEFINE(name, func, sk_static_call_return0,                    \
+	SK__SC_DEFINE(name, __typeof__(func), sk_static_call_return0,        \
+		      SK__STATIC_CALL_RET0)
+
+/*
+ * The same from a type: @type is a pointer to function type, for calls
+ * that have no function to take the type from (a method table's members):
+ *
+ *	struct mem_methods { void *(*xMalloc)(int); void (*xFree)(void *); };
+ *	SK_DEFINE_STATIC_CALL_NULL_TYPE(mem_malloc,
+ *		__typeof__(((struct mem_methods *)0)->xMalloc));
+ *	typedef void (*free_fn)(void *);
+ *	SK_DEFINE_STATIC_CALL_TYPE(mem_free, free_fn, free);
+ *
+ * SK_DEFINE_STATIC_CALL_TYPE also checks that @func is of @type.
+ */
+#define SK_DEFINE_STATIC_CALL_TYPE(name, type, func)                         \
+	SK__SC_DEFINE(name, SK__SC_FN_OF(type), func, 0);                    \
+	SK__SC_TARGET_CHECK(name, func)
+#define SK_DEFINE_STATIC_CALL_NULL_TYPE(name, type)                          \
+	SK__SC_DEFINE(name, SK__SC_FN_OF(type), 0, SK__STATIC_CALL_NULL)
+#define SK_DEFINE_STATIC_CALL_RET0_TYPE(name, type)                          \
+	SK__SC_DEFINE(name, SK__SC_FN_OF(type), sk_static_call_return0,      \
 		      SK__STATIC_CALL_RET0)
 
 /* The call's target, loaded (the pointer form). */
@@ -463,7 +510,9 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 #ifdef __cplusplus
 template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 {
-	static_assert(std::is_same<Want, Got>::value ||
+	/* Convertible: the same type, or a noexcept function of it (C++17:
+	 * glibc's functions are noexcept). */
+	static_assert(std::is_convertible<Got, Want>::value ||
 			      std::is_same<Got, void *>::value ||
 			      std::is_same<Got, std::nullptr_t>::value ||
 			      std::is_same<Got, long (*)(void)>::value ||
@@ -524,8 +573,8 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 #ifdef __cplusplus
 }
 #define SK__SC_TARGET_CHECK(name, func)                                      \
-	static_assert(std::is_same<decltype(&SK__SC_TRAMP(name)),              \
-				   decltype(&(func))>::value,                    \
+	static_assert(std::is_convertible<decltype(&(func)),                   \
+					  decltype(&SK__SC_TRAMP(name))>::value, \
 		      "SK_STATIC_CALL_TARGET: " #func " is not a function "     \
 		      "of this static call (its type differs)")
 #else

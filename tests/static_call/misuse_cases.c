@@ -7,6 +7,7 @@
 //! 3|a commit change to another type|not a function of this static call
 //! 4|a static call that was never declared|sk__scd_nowhere|sk__sct_nowhere
 //! 5|a call with the wrong arguments|too few arguments|too many arguments|no matching function|cannot convert|incompatible
+//! 6|a _TYPE definition whose function is of another type|not a function of this static call
 #include <statickeys.h>
 #include <statickeys/linux.h>
 
@@ -15,6 +16,11 @@ static int takes_two(int x, int y) { return x + y; }
 static long takes_long(long x) { return x; }
 SK_DEFINE_STATIC_CALL(op, takes_int);
 DEFINE_STATIC_CALL(kop, takes_int);
+typedef int (*int_op)(int);
+SK_DEFINE_STATIC_CALL_TYPE(top, int_op, takes_int);
+#if MISUSE == 6
+SK_DEFINE_STATIC_CALL_TYPE(bad_top, int_op, takes_long);
+#endif
 
 int use(void);
 int use(void)

@@ -53,6 +53,7 @@
 #include <statickeys.h>
 
 #include "../check.h"
+#include "../wait_for.h"
 
 #define WARNING "is no longer the library's file"
 /* What the library's descriptor names: the stand-in, /proc/self/mem. */
@@ -260,7 +261,8 @@ static void lend_after_close(void)
 	close_all();
 	int e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	pthread_mutex_lock(&idle_lock);
-	CHECK(pthread_create(&t, NULL, idle_thread, NULL) == 0, "thread");
+	/* Running (its mask restored) but not yet scanned by the library. */
+	CHECK(start_thread(&t, NULL, idle_thread, NULL) == 0, "thread");
 	flip("with a thread the library has not seen");
 	pthread_mutex_unlock(&idle_lock);
 	pthread_join(t, NULL);

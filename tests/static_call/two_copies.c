@@ -22,12 +22,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <unistd.h>
 #include <stdio.h>
 
 #include <statickeys.h>
 
 #include "../check.h"
+#include "../wait_for.h"
 
 #define SWITCHES 300
 
@@ -116,12 +116,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		CHECK(pthread_create(&t[i], NULL, caller, &copies[i]) == 0,
 		      "caller %d", i);
-	/* Wait for both callers to call, so that switches meet calls. */
-	for (int spins = 0; spins < 60000 && (!copies[0].calls ||
-					      !copies[1].calls); spins++)
-		usleep(1000);
-	CHECK(copies[0].calls && copies[1].calls, "both callers running "
-	      "within 60 s");
+	/* Both callers calling before the first switch, so that switches
+	 * meet calls (and no update waits for a thread not yet running). */
+	WAIT_FOR(__atomic_load_n(&copies[0].calls, __ATOMIC_RELAXED) &&
+		 __atomic_load_n(&copies[1].calls, __ATOMIC_RELAXED),
+		 "both callers called");
 	int mismatches = 0, errors = 0;
 	for (int i = 0; i < SWITCHES; i++) {
 		int on0 = i & 1, on1 = (i >> 1) & 1;

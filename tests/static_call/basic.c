@@ -116,7 +116,20 @@ static void updates(void)
 	CHECK(tramp_jumps_to((const void *)&sk__sct_adder, (const void *)add2),
 	      "the trampoline jumps straight to add2");
 #endif
+	/* The target it already has: a no-op (no batch, no code written, no
+	 * core sync), as docs/static-calls.md says. */
+	struct sk_stats before, after;
+	sk_stats_get(&before);
 	CHECK(sk_static_call_update(adder, add2) == 0, "same target again");
+	sk_stats_get(&after);
+	CHECK(after.batches == before.batches &&
+		      after.text_writes == before.text_writes &&
+		      after.core_syncs == before.core_syncs,
+	      "the same target: no batch, write or sync (%llu, %llu, %llu)",
+	      (unsigned long long)(after.batches - before.batches),
+	      (unsigned long long)(after.text_writes - before.text_writes),
+	      (unsigned long long)(after.core_syncs - before.core_syncs));
+	CHECK(call_adder(1) == 3, "still add2: %d", call_adder(1));
 	CHECK(sk_static_call_update(adder, add3) == 0, "update");
 	CHECK(call_adder(1) == 4, "add3: %d", call_adder(1));
 

@@ -75,7 +75,8 @@ template <> struct sk__key_traits<struct sk_key_false *> {
 #define SK__INITIAL(x) (sk__key_traits<decltype(x)>::initial)
 #else
 #define SK__INITIAL(x)                                                       \
-	_Generic((x), struct sk_key_true *: 1, struct sk_key_false *: 0)
+	(__extension__ _Generic((x), struct sk_key_true *: 1,                \
+				struct sk_key_false *: 0))
 #endif
 
 /*

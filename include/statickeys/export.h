@@ -18,4 +18,23 @@
 #define SK_API
 #endif
 
+/*
+ * The casts the headers' macros and inline functions make, expanded in the
+ * users' files: C++'s named casts in C++ (no -Wold-style-cast), C's casts
+ * in C, and between a function pointer and void * (what POSIX's dlsym
+ * guarantees, ISO C does not) marked __extension__ (no -Wpedantic).
+ *   SK__FN_PTR(x)      a function pointer (or 0) as void *
+ *   SK__TO_FN(T, x)    a void * as function pointer type T
+ *   SK__FN_CAST(T, x)  a function pointer as another function pointer type
+ */
+#ifdef __cplusplus
+#define SK__FN_PTR(x) (reinterpret_cast<void *>(x))
+#define SK__TO_FN(T, x) (reinterpret_cast<T>(x))
+#define SK__FN_CAST(T, x) (reinterpret_cast<T>(reinterpret_cast<void *>(x)))
+#else
+#define SK__FN_PTR(x) (__extension__((void *)(x)))
+#define SK__TO_FN(T, x) (__extension__((T)(x)))
+#define SK__FN_CAST(T, x) (__extension__((T)(void *)(x)))
+#endif
+
 #endif /* STATICKEYS_EXPORT_H */

@@ -135,11 +135,12 @@ static inline const struct sk_key *sk__untyped(const struct sk_key *k) { return 
 #else
 /* A pointer to a struct converts to a pointer to its first member (C11
  * 6.7.2.1p15); _Generic only decides which types are accepted. */
+/* __extension__: a user's C99 build with -Wpedantic gets no warning. */
 #define SK__UNTYPED(x)                                                       \
-	_Generic((x),                                                        \
+	(__extension__ _Generic((x),                                         \
 		struct sk_key_true *: (struct sk_key *)(void *)(x),          \
 		struct sk_key_false *: (struct sk_key *)(void *)(x),         \
-		struct sk_key *: (struct sk_key *)(void *)(x))
+		struct sk_key *: (struct sk_key *)(void *)(x)))
 #endif
 
 /**

@@ -222,10 +222,10 @@ static inline struct static_key *sk__linux_untyped(struct static_key_false *k) {
 #define SK__LINUX_UNTYPED(x) sk__linux_untyped(x)
 #else
 #define SK__LINUX_UNTYPED(x)                                                 \
-	_Generic((x),                                                        \
+	(__extension__ _Generic((x),                                         \
 		struct static_key *: (struct static_key *)(void *)(x),       \
 		struct static_key_true *: (struct static_key *)(void *)(x),  \
-		struct static_key_false *: (struct static_key *)(void *)(x))
+		struct static_key_false *: (struct static_key *)(void *)(x)))
 #endif
 
 /**
@@ -270,7 +270,8 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 #define SK__LINUX_INITIAL(x) (sk__linux_traits<decltype(x)>::initial)
 #else
 #define SK__LINUX_INITIAL(x)                                                 \
-	_Generic((x), struct static_key_true *: 1, struct static_key_false *: 0)
+	(__extension__ _Generic((x), struct static_key_true *: 1,            \
+				struct static_key_false *: 0))
 #endif
 
 /** static_branch_likely() - true when the key is on; the on path falls through. */

@@ -258,8 +258,7 @@ sk__static_call_pick(struct sk_static_call_key *own,
 		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
 			       used));                                         \
 	__asm__(SK__SC_BEGIN(name, align) body SK__SC_END(name, size))
-#define SK__SC_TRAMP_ADDR(name)                                              \
-	(__extension__((void (*)(void))(void *)&SK__SC_TRAMP(name)))
+#define SK__SC_TRAMP_ADDR(name) SK__FN_CAST(void (*)(void), &SK__SC_TRAMP(name))
 #endif
 
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_I386)
@@ -352,7 +351,7 @@ sk__static_call_pick(struct sk_static_call_key *own,
 #else
 #define SK__SC_DEFINE_TRAMP(name)                                            \
 	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name
-#define SK__SC_TRAMP_ADDR(name) ((void (*)(void))0)
+#define SK__SC_TRAMP_ADDR(name) SK__TO_FN(void (*)(void), 0)
 #endif
 
 /* The descriptor: hidden on ELF (each object its own: above), exported
@@ -372,7 +371,7 @@ sk__static_call_pick(struct sk_static_call_key *own,
 	SK__SC_DECLARE_FN(name, fn);                                  \
 	__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key            \
 		SK__SC_DESC(name) = {                                         \
-		__extension__(void *)(target), __extension__(void *)(target),  \
+		SK__FN_PTR(target), SK__FN_PTR(target),                        \
 		#name,                                                         \
 		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
 	SK__SC_DEFINE_TRAMP(name);                                           \
@@ -475,7 +474,7 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 	/* A function as void *, as the descriptor holds every target: what
 	 * POSIX (dlsym) guarantees and ISO C does not, hence __extension__
 	 * (-Wpedantic in the users' builds). */
-	return f ? f : __extension__(void *) & sk__static_call_nop;
+	return f ? f : SK__FN_PTR(&sk__static_call_nop);
 }
 
 /**
@@ -488,18 +487,18 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 #define sk_static_call_cond(name) (SK__SC_TRAMP(name))
 #else
 #define sk_static_call(name)                                                 \
-	(__extension__((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load( \
-		SK__SC_KEYREF(name))))
+	SK__TO_FN(__typeof__(&SK__SC_TRAMP(name)),                            \
+		  sk__static_call_load(SK__SC_KEYREF(name)))
 #define sk_static_call_cond(name)                                            \
-	(__extension__((__typeof__(&SK__SC_TRAMP(name)))                      \
-			       sk__static_call_load_cond(SK__SC_KEYREF(name))))
+	SK__TO_FN(__typeof__(&SK__SC_TRAMP(name)),                            \
+		  sk__static_call_load_cond(SK__SC_KEYREF(name)))
 #endif
 
 /** sk_static_call_query(name) - the current target (NULL: none), of the
  * call's pointer type. */
 #define sk_static_call_query(name)                                           \
-	(__extension__((__typeof__(&SK__SC_TRAMP(name)))sk__static_call_load( \
-		SK__SC_KEYREF(name))))
+	SK__TO_FN(__typeof__(&SK__SC_TRAMP(name)),                            \
+		  sk__static_call_load(SK__SC_KEYREF(name)))
 
 /*
  * SK__SC_CHECKED(name, f) - @f as void *, if it is a function of the static
@@ -508,6 +507,19 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
  * does not compile.
  */
 #ifdef __cplusplus
+/* What sk_static_call_update() takes, as the void * the runtime takes. */
+template <class F> static inline void *sk__sc_as_pointer(F f)
+{
+	return reinterpret_cast<void *>(f); /* a function, or NULL's 0 */
+}
+static inline void *sk__sc_as_pointer(void *p)
+{
+	return p;
+}
+static inline void *sk__sc_as_pointer(std::nullptr_t)
+{
+	return nullptr;
+}
 template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 {
 	/* Convertible: the same type, or a noexcept function of it (C++17:
@@ -519,7 +531,7 @@ template <class Want, class Got> static inline void *sk__sc_checked(Got f)
 			      std::is_integral<Got>::value,
 		      "sk_static_call_update: not a function of this static "
 		      "call (its type differs)");
-	return (void *)f;
+	return sk__sc_as_pointer(f);
 }
 #define SK__SC_CHECKED(name, f)                                              \
 	sk__sc_checked<decltype(&SK__SC_TRAMP(name))>(f)
@@ -579,7 +591,7 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 		      "of this static call (its type differs)")
 #else
 #define SK__SC_TARGET_CHECK(name, func)                                      \
-	_Static_assert(SK__SC_TYPE_IS(__typeof__(&SK__SC_TRAMP(name)), func),  \
+	__extension__ _Static_assert(SK__SC_TYPE_IS(__typeof__(&SK__SC_TRAMP(name)), func),  \
 		       "SK_STATIC_CALL_TARGET: " #func " is not a function "    \
 		       "of this static call (its type differs)")
 #endif
@@ -588,7 +600,7 @@ SK_API void sk__static_call_target_remove(struct sk_static_call_target *t);
 #define SK__SC_TARGET(name, func, label, id)                                 \
 	SK__SC_TARGET_CHECK(name, func);                                     \
 	static struct sk_static_call_target id = {                          \
-		0, __extension__(void *)&(func), label,                        \
+		0, SK__FN_PTR(&(func)), label,                                 \
 		SK__STATIC_CALL_MAGIC, 0 };                                    \
 	__attribute__((constructor(102), used)) static void                  \
 		SK__SC_PASTE(id, _add)(void)                                 \

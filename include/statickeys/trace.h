@@ -116,7 +116,7 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 #ifdef __cplusplus
 #define SK__TP_STATIC_ASSERT static_assert
 #else
-#define SK__TP_STATIC_ASSERT _Static_assert
+#define SK__TP_STATIC_ASSERT __extension__ _Static_assert
 #endif
 
 #define SK__TP(sys, name) sk__tp_##sys##_##name
@@ -141,14 +141,14 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 		__attribute__((visibility("default")));                      \
 	__attribute__((visibility("default"))) void SK__TP_ON(sys, name)(proto); \
 	/** sk_trace_SYSTEM_NAME() - fire: one NOP while off. */             \
-	__attribute__((always_inline)) static inline void                    \
+	__attribute__((always_inline, unused)) static inline void            \
 		sk_trace_##sys##_##name(proto)                               \
 	{                                                                    \
 		if (sk_branch_unlikely(&SK__TP(sys, name).key))              \
 			SK__TP_ON(sys, name)(args);                          \
 	}                                                                    \
 	/** sk_trace_SYSTEM_NAME_enabled() - whether the tracepoint is on. */\
-	__attribute__((always_inline)) static inline bool                    \
+	__attribute__((always_inline, unused)) static inline bool            \
 		sk_trace_##sys##_##name##_enabled(void)                      \
 	{                                                                    \
 		return sk_branch_unlikely(&SK__TP(sys, name).key);           \
@@ -156,20 +156,24 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 	/** sk_register_trace_SYSTEM_NAME() - call probe(data, args...) on   \
 	 * every firing; takes a reference on the key.  Return: 0, -EEXIST, \
 	 * -EDEADLK from inside a probe, -ENOMEM, or a key update's error. */\
-	static inline int sk_register_trace_##sys##_##name(                  \
-		void (*probe)(void *, proto), void *data)                    \
+	__attribute__((unused)) static inline int                            \
+		sk_register_trace_##sys##_##name(                            \
+			void (*probe)(void *, proto), void *data)            \
 	{                                                                    \
-		return sk__tracepoint_register(&SK__TP(sys, name),           \
-					       (void (*)(void))probe, data); \
+		return sk__tracepoint_register(                              \
+			&SK__TP(sys, name),                                  \
+			SK__FN_CAST(void (*)(void), probe), data);           \
 	}                                                                    \
 	/** sk_unregister_trace_SYSTEM_NAME() - remove a probe; once it      \
 	 * returns 0 the probe is never called again.  Return: 0, -ENOENT,  \
 	 * -EDEADLK from inside a probe. */                                  \
-	static inline int sk_unregister_trace_##sys##_##name(                \
-		void (*probe)(void *, proto), void *data)                    \
+	__attribute__((unused)) static inline int                            \
+		sk_unregister_trace_##sys##_##name(                          \
+			void (*probe)(void *, proto), void *data)            \
 	{                                                                    \
 		return sk__tracepoint_unregister(                            \
-			&SK__TP(sys, name), (void (*)(void))probe, data);    \
+			&SK__TP(sys, name),                                  \
+			SK__FN_CAST(void (*)(void), probe), data);           \
 	}                                                                    \
 	typedef void (*sk__tp_probe_##sys##_##name##_t)(void *, proto)
 
@@ -201,9 +205,14 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 	"990: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"                          \
 	"lea 128(%%rsp), %%rsp\n"
 /* sys/sdt.h's _SDT_ARG (size and type as 0xSSTT) with "nr" for "nor". */
+#ifdef __cplusplus
+#define SK__INT(x) static_cast<int>(x)
+#else
+#define SK__INT(x) ((int)(x))
+#endif
 #define SK__SDT_ARG(n, x)                                                    \
-	[_SDT_S##n] "n"((_SDT_ARGSIGNED(x) ? (int)-1 : 1) *                  \
-			(-(((int)_SDT_ARGSIZE(x)) << 8) +                    \
+	[_SDT_S##n] "n"((_SDT_ARGSIGNED(x) ? -1 : 1) *                       \
+			(-(SK__INT(_SDT_ARGSIZE(x)) << 8) +                  \
 			 (-(0x7f & __builtin_classify_type(x))))),           \
 	[_SDT_A##n] "nr"(_SDT_ARGVAL(x))
 #define SK__SDT_OPERANDS_1(a1) SK__SDT_ARG(1, a1)
@@ -283,7 +292,12 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 #define SK__SDT_PROBE(provider, name, ...) ((void)0)
 #define SK__TP_SEMAPHORE_DEF(sys, name)                                      \
 	extern int sk__tp_##sys##_##name##_no_usdt
+#ifdef __cplusplus
+#define SK__TP_SEMAPHORE_PTR(sys, name)                                      \
+	static_cast<volatile unsigned short *>(nullptr)
+#else
 #define SK__TP_SEMAPHORE_PTR(sys, name) ((volatile unsigned short *)0)
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -313,8 +327,8 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 		SK__SDT_PROBE(sys, name, args);                              \
 		p_ = sk__tracepoint_enter(&SK__TP(sys, name), &phase_);      \
 		for (; p_ && p_->func; p_++)                                 \
-			((sk__tp_probe_##sys##_##name##_t)(void *)p_->func)( \
-				p_->data, args);                             \
+			SK__FN_CAST(sk__tp_probe_##sys##_##name##_t,         \
+				    p_->func)(p_->data, args);               \
 		sk__tracepoint_exit(&SK__TP(sys, name), phase_);             \
 	}                                                                    \
 	/* After the object's sites are registered (101): the watcher may   \

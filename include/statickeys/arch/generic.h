@@ -22,9 +22,16 @@
  * through null.  The compiler folds the test away for every other key (the
  * integer cast keeps -Waddress quiet about it).
  */
+#ifdef __cplusplus
+#define SK__GENERIC_ADDR(keyp) reinterpret_cast<__UINTPTR_TYPE__>(keyp)
+#else
+#define SK__GENERIC_ADDR(keyp) ((__UINTPTR_TYPE__)(keyp))
+#endif
+/* No casts to bool: in C++ a user's -Wold-style-cast or -Wuseless-cast
+ * would see them (branch and jump may be bool already). */
 #define SK__GENERIC_BRANCH(keyp, branch, jump)                               \
-	((__UINTPTR_TYPE__)(keyp) != 0                                       \
-		 ? (bool)(SK__GENERIC_ENABLED(keyp) ^ (bool)(branch))        \
-		 : (bool)(jump))
+	(SK__GENERIC_ADDR(keyp) != 0                                         \
+		 ? SK__GENERIC_ENABLED(keyp) != !!(branch)                   \
+		 : !!(jump))
 
 #endif /* STATICKEYS_ARCH_GENERIC_H */

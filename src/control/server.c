@@ -76,6 +76,7 @@
 
 #define REPLY_CHUNK 32768 /* well under a datagram's limit (the send buffer) */
 #define SEND_SECONDS 1	  /* for a client that does not read its reply */
+#define CHECK_MS 1000	  /* the server asks whether its socket is its own */
 
 /* The datagram being answered: its sender and its bytes. */
 struct request {
@@ -95,9 +96,36 @@ static struct {
 	bool creds_known;  /* the kernel names each datagram's sender */
 	pid_t owner;
 	pthread_t thread;
-	int fd;
+	int fd;       /* the server thread may replace it: atomic loads */
+	int stopping; /* sk_control_stop() asked the thread to end */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 } srv = { .fd = -1 };
+
+static int server_fd(void)
+{
+	return __atomic_load_n(&srv.fd, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the socket is ours -------------------------------------------------- */
+
+/*
+ * Hosts close every descriptor they did not open and reuse the numbers
+ * (os/linux/fd_slot.c says the same of the library's other descriptor).
+ * The socket's number is used only while its bound address is ours: no
+ * other socket can hold our abstract name, or our socket file's name,
+ * while ours is bound to it, and anything else fails getsockname().  Asked
+ * once per wake-up of the server (a request), never on the program's path.
+ */
+static bool socket_ours(int fd)
+{
+	struct sockaddr_un want, got;
+	socklen_t want_len, got_len = sizeof(got);
+
+	if (fd < 0 || sk__sockaddr(srv.path, &want, &want_len) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&got, &got_len) != 0)
+		return false;
+	return got_len == want_len && memcmp(&got, &want, want_len) == 0;
+}
 
 /* ---- receiving ----------------------------------------------------------- */
 
@@ -111,7 +139,7 @@ static int receive(struct request *q)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = control.buf, .msg_controllen = sizeof(control),
 	};
-	ssize_t n = recvmsg(srv.fd, &m, MSG_DONTWAIT | MSG_TRUNC |
+	ssize_t n = recvmsg(server_fd(), &m, MSG_DONTWAIT | MSG_TRUNC |
 					 sk__os_dgram_recv_flags());
 
 	if (n < 0)
@@ -150,7 +178,7 @@ static void send_reply(const struct request *q, const char *s, size_t len)
 
 	while (len) {
 		size_t n = len < REPLY_CHUNK ? len : REPLY_CHUNK;
-		ssize_t w = sendto(srv.fd, s, n, flags,
+		ssize_t w = sendto(server_fd(), s, n, flags,
 				   (const struct sockaddr *)&q->from,
 				   q->from_len);
 		if (w < 0 && errno == EINTR)
@@ -237,6 +265,40 @@ static void wait_for_startup(void)
 		nanosleep(&step, NULL);
 }
 
+static int configure(int fd);
+
+/* The program took the socket's number: leave it alone, say so once, and
+ * bind a new socket at our address (free once the program closed ours; a
+ * few seconds of tries, then the server ends, saying so).  0 or -1. */
+static int replace_socket(int old)
+{
+	static bool said;
+	const struct timespec pause = { 0, 100 * 1000 * 1000 };
+
+	if (!said) {
+		said = true;
+		sk__warn("control socket: descriptor %d is no longer the "
+			 "library's (the program closed it or put its own "
+			 "there); it is left alone and a new socket is opened",
+			 old);
+	}
+	for (int tries = 0; tries < 50; tries++) {
+		if (__atomic_load_n(&srv.stopping, __ATOMIC_ACQUIRE))
+			return -1;
+		int fd = sk__listener_open(srv.path);
+		if (fd >= 0 && configure(fd) == 0) {
+			__atomic_store_n(&srv.fd, fd, __ATOMIC_RELEASE);
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd); /* just opened: ours */
+		nanosleep(&pause, NULL);
+	}
+	sk__warn("control socket: no new socket could be bound at %s; the "
+		 "control server has stopped", srv.path);
+	return -1;
+}
+
 static void *serve(void *arg)
 {
 	struct request *q = malloc(sizeof(*q));
@@ -245,10 +307,24 @@ static void *serve(void *arg)
 	if (!q)
 		return NULL;
 	for (;;) {
-		struct pollfd p = { srv.fd, POLLIN, 0 };
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+		int fd = server_fd();
+		struct pollfd p = { fd, POLLIN, 0 };
+		/* Awake once a second too, so that a socket the program closed
+		 * while no request came is replaced, and a stop meets a
+		 * number that is no longer ours (it cannot be shut down). */
+		int n = poll(&p, 1, CHECK_MS);
+		if (n < 0 && errno != EINTR)
 			break;
-		/* shutdown() by sk_control_stop(): POLLHUP. */
+		/* sk_control_stop(): the flag, then shutdown() (POLLHUP). */
+		if (__atomic_load_n(&srv.stopping, __ATOMIC_ACQUIRE))
+			break;
+		if (!socket_ours(fd)) {
+			if (replace_socket(fd) != 0)
+				break;
+			continue;
+		}
+		if (n <= 0)
+			continue;
 		if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
 			break;
 		if ((p.revents & POLLIN) && receive(q)) {
@@ -275,7 +351,9 @@ static void after_fork_child(void)
 	server_mutex = fresh;
 	if (!srv.running)
 		return;
-	close(srv.fd);
+	if (socket_ours(srv.fd))
+		close(srv.fd);
+	srv.fd = -1;
 	srv.running = false;
 	if (!srv.follows_fork)
 		return;
@@ -335,6 +413,7 @@ static int start_locked(const char *path)
 		return fd;
 	r = configure(fd);
 	srv.fd = fd;
+	srv.stopping = 0;
 	if (r == 0)
 		r = sk__os_thread_create(&srv.thread, serve);
 	if (r) {
@@ -363,10 +442,18 @@ SK_API int sk_control_stop(void)
 		pthread_mutex_unlock(&server_mutex);
 		return -ESRCH;
 	}
-	/* A socket shut down both ways reports POLLHUP: the thread's cue. */
-	shutdown(srv.fd, SHUT_RDWR);
+	/* A socket shut down both ways reports POLLHUP: the thread wakes and
+	 * finds the flag.  A number the program took is not ours to shut. */
+	__atomic_store_n(&srv.stopping, 1, __ATOMIC_RELEASE);
+	int fd = server_fd();
+	bool ours = socket_ours(fd);
+	if (ours)
+		shutdown(fd, SHUT_RDWR);
 	pthread_join(srv.thread, NULL);
-	close(srv.fd);
+	fd = server_fd(); /* the thread may have replaced it */
+	if (socket_ours(fd))
+		close(fd);
+	srv.fd = -1;
 	sk__listener_remove(srv.path);
 	srv.running = false;
 	pthread_mutex_unlock(&server_mutex);

@@ -26,6 +26,11 @@
  *   fork_child         after an update, a child closes everything, takes
  *                      an eventfd and updates; the parent updates after
  *   exec               the library's descriptor does not survive exec
+ *   control_close_all  the control server running: close-all, then the
+ *                      host's socketpair and eventfd take the low numbers
+ *                      (the server's socket's among them); the server
+ *                      leaves them alone, binds a new socket and answers
+ *                      (control/server.c), and stops cleanly
  *
  * In each: every update returns 0 and the site then takes the new branch;
  * the host's eventfd still counts (a write and a read through it); the
@@ -45,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -54,8 +60,9 @@
 
 #include "../check.h"
 #include "../wait_for.h"
+#include "../control/client.h"
 
-#define WARNING "is no longer the library's file"
+#define WARNING "is no longer the library's"
 /* What the library's descriptor names: the stand-in, /proc/self/mem. */
 #define STAND_IN "/memfd:statickeys (deleted)"
 #define PROC_MEM "/mem"
@@ -317,6 +324,61 @@ static void exec_image(void)
 	flip("in the new image");
 }
 
+/* One request to the control server at @path: its reply, or NULL after
+ * 2 s (a request the old socket swallowed is asked again). */
+static char *ask_control(const char *path, const char *req)
+{
+	char *reply = NULL;
+	int fd = client_connect(path);
+
+	if (fd >= 0 && client_send(fd, req, strlen(req)) == 0) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 2000) == 1)
+			reply = client_line(fd);
+	}
+	if (fd >= 0)
+		close(fd);
+	return reply;
+}
+
+static void control_close_all(void)
+{
+	char path[108], *reply = NULL;
+	int pair[2];
+
+	CHECK(sk_control_start(NULL) == 0, "control server started");
+	CHECK(sk_control_socket_path(path, sizeof(path)) == 0, "its path");
+	char *first = ask_control(path, "list\n");
+	CHECK(reply_ok(first), "it answers (%s)", first ? first : "nothing");
+	free(first);
+	flip("with the server running");
+	close_all();
+	CHECK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) == 0,
+	      "host's socketpair");
+	int e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	struct wait_for w = wait_for_begin();
+	while (!reply_ok(reply) && !wait_for_expired(&w)) {
+		free(reply);
+		reply = ask_control(path, "list\n");
+	}
+	CHECK(reply_ok(reply), "the server answers again after the close-all "
+	      "(%.1f s): %s", wait_for_elapsed(&w), reply ? reply : "nothing");
+	free(reply);
+	flip("after the server's new socket");
+	/* Nothing was read from or written to the host's sockets. */
+	char byte;
+	CHECK(recv(pair[0], &byte, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN &&
+	      recv(pair[1], &byte, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN,
+	      "the host's sockets received nothing");
+	CHECK(send(pair[0], "x", 1, 0) == 1 && recv(pair[1], &byte, 1, 0) == 1 &&
+	      byte == 'x', "the host's socketpair still works");
+	check_eventfd(e, e, "after the server's new socket");
+	CHECK(sk_control_stop() == 0, "the server stops");
+	check_eventfd(e, e, "after the stop");
+	CHECK(send(pair[1], "y", 1, 0) == 1 && recv(pair[0], &byte, 1, 0) == 1 &&
+	      byte == 'y', "the host's socketpair works after the stop");
+}
+
 static const struct check_case cases[] = {
 	{ "standin_eventfd", standin_eventfd },
 	{ "mem_close_all", mem_close_all },
@@ -328,6 +390,7 @@ static const struct check_case cases[] = {
 	{ "fork_child", fork_child },
 	{ "exec", exec_case },
 	{ "exec_image", exec_image },
+	{ "control_close_all", control_close_all },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -386,7 +449,9 @@ int main(int argc, char **argv)
 		const char *name = cases[i].name;
 		if (strcmp(name, "exec_image") == 0)
 			continue; /* run by "exec" */
-		int code = run_case(name, strcmp(name, "exec") == 0 ? 0 : 1);
+		int warnings = !strcmp(name, "exec") ? 0
+			       : !strcmp(name, "control_close_all") ? 2 : 1;
+		int code = run_case(name, warnings);
 		printf("%s: %s\n", name, code == 0 ? "passed"
 				       : code == SK_TEST_SKIP ? "skipped"
 							      : "FAILED");

@@ -6,7 +6,10 @@
 # it, and the demo's printed greeting follows, and `skctl log` has each
 # switch (from which label to which, by whom); a label the program did not
 # name, or a static call that does not exist, is refused (exit 1) and
-# changes nothing.  Waits are "until it shows, or give up after 60 s".
+# changes nothing.  Then a second demo started through $PATH from another
+# directory (its argv[0] a bare name): `skctl calls` still names its
+# target's symbol (read from the program's file, not from argv[0]).
+# Waits are "until it shows, or give up after 60 s".
 set -u
 demo=$1 skctl=$2
 tmp=$(mktemp -d)
@@ -60,4 +63,14 @@ check "refusals change nothing and are not switches" \
 json=$("$skctl" -s "$sock" --json log)
 check "log --json names the static call and its targets" \
 	grep -q '"static_call":"greeting_text","targets":"english -> french"' <<<"$json"
+
+sock2=$tmp/path.sock
+(cd / && PATH="$(dirname "$demo"):$PATH" STATICKEYS_CONTROL=$sock2 \
+	exec "$(basename "$demo")" -i 100 >"$tmp/out2" 2>"$tmp/err2") &
+pids+=($!)
+check "the demo started through \$PATH answers" wait_for test -S "$sock2"
+calls=$("$skctl" -s "$sock2" calls)
+echo "$calls"
+check "its target's symbol, though argv[0] is a bare name and the directory /" \
+	grep -Eq '^greeting_text +hello_english +english +' <<<"$calls"
 summary

@@ -29,7 +29,7 @@ struct phdr_search {
  * title over argv later.  Into a static buffer when it fits, so that
  * start-up allocates nothing.
  */
-static const char *program_name(void)
+const char *sk__elf_program_name(void)
 {
 	static char copy[256];
 	static const char *name;
@@ -118,7 +118,7 @@ static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	/* The program without a PT_PHDR (describe_object() asked auxv
 	 * first): dladdr's name for it all the same. */
 	if (info->dlpi_phdr == (const ElfW(Phdr) *)sk__os_aux(SK__AUX_PHDR))
-		obj->path = program_name();
+		obj->path = sk__elf_program_name();
 	else if (info->dlpi_name)
 		obj->path = info->dlpi_name;
 	take_segments(obj, info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr);
@@ -143,7 +143,7 @@ void sk__os_image_of(const void *probe, struct sk__image *img)
 	*img = (struct sk__image){ .path = "" };
 	if (program_headers(&ph, &n, &bias) &&
 	    segments_hold(ph, n, bias, (uintptr_t)probe)) {
-		img->path = program_name();
+		img->path = sk__elf_program_name();
 		take_segments(img, ph, n, bias);
 		return;
 	}

@@ -87,11 +87,18 @@ out:
 	return found;
 }
 
+/* image.c: the name objects give the main program (its argv[0]). */
+const char *sk__elf_program_name(void);
+
 bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 		      uint64_t *offset)
 {
-	int fd = path[0] ? open(path, O_RDONLY | O_CLOEXEC)
-			 : sk__os_open_program();
+	/* The program by the OS's own name for its file: argv[0] names it
+	 * only from the directory it was started in (a program started
+	 * through $PATH from elsewhere has a bare name there). */
+	bool program = !path[0] || strcmp(path, sk__elf_program_name()) == 0;
+	int fd = program ? sk__os_open_program()
+			 : open(path, O_RDONLY | O_CLOEXEC);
 	bool found = fd >= 0 && symbol_of(fd, vaddr, name, len, offset);
 
 	if (fd >= 0)

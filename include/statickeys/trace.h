@@ -135,6 +135,9 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
 			     "tracepoint " #sys ":" #name " has more than "  \
 			     "12 arguments, the most a USDT probe "         \
 			     "(sys/sdt.h) can carry");                       \
+	/* What SK_DEFINE_TRACE looks for first: a definition without its \
+	 * declaration fails naming what is missing. */                     \
+	enum { sk_trace_##sys##_##name##_needs_SK_DECLARE_TRACE_first = 1 }; \
 	/* Exported even under -fvisibility=hidden, as the kernel's         \
 	 * EXPORT_TRACEPOINT_SYMBOL: other objects fire it too. */           \
 	extern struct sk_tracepoint SK__TP(sys, name)                        \
@@ -312,6 +315,10 @@ SK_API void sk__tracepoint_remove(struct sk_tracepoint *tp);
  * naming sk__tp_SYSTEM_NAME.
  */
 #define SK_DEFINE_TRACE(sys, name, proto, args)                              \
+	SK__TP_STATIC_ASSERT(                                                \
+		sk_trace_##sys##_##name##_needs_SK_DECLARE_TRACE_first,      \
+		"SK_DEFINE_TRACE(" #sys ", " #name ", ...) needs "           \
+		"SK_DECLARE_TRACE(" #sys ", " #name ", ...) before it");     \
 	SK__TP_SEMAPHORE_DEF(sys, name);                                     \
 	struct sk_tracepoint SK__TP(sys, name) = {                           \
 		{ SK__KEY_INIT(0, #sys ":" #name, "tracepoint") },           \

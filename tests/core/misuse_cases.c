@@ -5,7 +5,12 @@
 //! 2|a branch on an untyped struct sk_key|_Generic|sk__key_traits|no member named
 //!patched 3|a key known only at run time|GOTPCREL|invalid operand|impossible constraint|relocation against register|Error
 //! 4|an update of a non-key|_Generic|sk__untyped
+//! 5|a tracepoint defined without its declaration|needs_SK_DECLARE_TRACE_first
 #include <statickeys.h>
+#include <statickeys/trace.h>
+#if MISUSE == 5
+SK_DEFINE_TRACE(misuse, tick, SK_TP_PROTO(int n), SK_TP_ARGS(n));
+#endif
 SK_DEFINE_KEY_FALSE(k);
 int not_a_key;
 struct sk_key plain_key;

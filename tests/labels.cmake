@@ -34,7 +34,9 @@ endfunction()
 function(sk_label_test t)
   # Inside the function: bench/ labels its tests too, outside this scope.
   # name regex -> label; a test takes every label whose pattern it matches,
-  # and "quick" when it matches none.
+  # and "quick" when it matches none of them and SK_QUICK_TESTS; a test
+  # that matches nothing at all is a configure error naming it (no test
+  # lands in `make check` by default).
   set(SK_LABEL_RULES
     "^windows_|_windows$"                                   wine
     "^rust_"                                                rust
@@ -48,6 +50,8 @@ function(sk_label_test t)
   # Tests that take minutes (sub-builds): started first, so that a parallel
   # run does not end waiting on one long test started last.  ctest orders by
   # COST, and after a first run by the times it measured.
+  # The in-tree programs and scripts that run in seconds (`make check`).
+  set(SK_QUICK_TESTS "^(arch|control|core|coexist|cxx|docs|faults|footprint|headers|link|linux|objects|static_call|trace)_|^layers$|^bench_report_trust$")
   set(SK_LONG_TESTS "^(i686|riscv64|aarch64|s390x)_cross_|^portable_backend_|^os_build_|^static_variant_|^faults_sanitizer_|^rust_|^windows_wine_tests$|^install_deb_build$|^coexist_valgrind_")
   set(labels "")
   set(i 0)
@@ -68,8 +72,11 @@ function(sk_label_test t)
     # there and the core syncs per update, never a time: not alone.
     list(REMOVE_ITEM labels timing)
   endif()
-  if(NOT labels)
+  if(NOT labels AND t MATCHES "${SK_QUICK_TESTS}")
     set(labels quick)
+  elseif(NOT labels)
+    message(FATAL_ERROR "test ${t} has no label: name it after a rule of "
+      "tests/labels.cmake, or add one (quick tests: SK_QUICK_TESTS)")
   endif()
   set_property(TEST ${t} APPEND PROPERTY LABELS ${labels})
   if("timing" IN_LIST labels)

@@ -101,6 +101,17 @@ static bool make_direct(uintptr_t field)
 	return r == 0;
 }
 
+/* The fields in address order, so that every static call's sites come
+ * sorted (core/static_call.c merges them).  A link writes each section's
+ * relocations in address order, and the sections in order, so they
+ * nearly always are (sk__sort then only checks). */
+static int field_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static struct scanned *scan(const struct sk__image *img)
 {
 	uint64_t *fields = sk__mem_alloc(MAX_SITES * sizeof(*fields));
@@ -123,6 +134,7 @@ static struct scanned *scan(const struct sk__image *img)
 	 * none, and it is not read again for the object's other calls. */
 	if (n < 0)
 		n = 0;
+	sk__sort(fields, (size_t)n, sizeof(*fields), field_cmp);
 	memset(s, 0, sizeof(*s));
 	s->lo = img->lo;
 	s->hi = img->hi;

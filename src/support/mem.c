@@ -182,8 +182,13 @@ void sk__sort(void *base, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *))
 {
 	unsigned char *b = base;
+	size_t sorted = 1;
 
-	if (n < 2)
+	/* Already in order (a batch's sites, read in address order): one
+	 * pass of comparisons, no heap. */
+	while (sorted < n && cmp(b + (sorted - 1) * size, b + sorted * size) <= 0)
+		sorted++;
+	if (sorted >= n)
 		return;
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(b, i, n, size, cmp);

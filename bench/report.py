@@ -448,7 +448,10 @@ def _section_update(res):
                       v.get("flip_max_us"), v["floor_median_us"],
                       v["ratio"], v.get("p99_over_median"), v["flips"]]
                      for build, data in (("dynamic glibc", fl),
-                                         ("static glibc", fs))
+                                         ("static glibc", fs),
+                                         ("dynamic glibc, one thread",
+                                          res.get("flip_floor_single")
+                                          or {}))
                      for w, v in data.items()
                      if w in ("procmem", "mprotect")])
         s += ("\nEach update asks for the thread count (the check that no "
@@ -458,7 +461,11 @@ def _section_update(res):
               "with musl or with threads made by raw clone(), where "
               "nothing cheaper is sound (those programs are not measured "
               "here). About once a second an update also rereads every "
-              "thread's state: the max column.\n")
+              "thread's state: the max column. The programs have a thread "
+              "besides main() (servers do); \"one thread\" is a process "
+              "that never had another, where nothing can run a site "
+              "mid-write and each site is written whole: one write and one "
+              "core sync, below the protocol's floor of three each.\n")
         busy = fl.get("busy") or []
         if busy:
             s += ("\nThe same (default writer) with busy cores: N other "

@@ -490,6 +490,12 @@ def run_all(bdir, out, sz, results):
         results["flip_floor"] = run_json(
             [os.path.join(bdir, "bench_keys"), "floor", "--rounds",
              str(sz["floor_rounds"])], out, "flip_floor").get("flip_floor")
+        # A process that has only ever had one thread writes each site
+        # whole (one pwrite and one sync, not three): a row of its own.
+        results["flip_floor_single"] = run_json(
+            [os.path.join(bdir, "bench_keys"), "floor", "--rounds",
+             str(sz["floor_rounds"]), "--no-busy", "--single-threaded"],
+            out, "flip_floor_single").get("flip_floor")
         static = os.path.join(bdir, "bench_keys_static")
         if os.path.exists(static):
             results["flip_floor_static"] = run_json(

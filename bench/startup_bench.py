@@ -162,6 +162,21 @@ def instructions(exe):
     return None
 
 
+def lazy_bindings(exe):
+    """Symbols the dynamic linker binds from the first constructor to the
+    exit: each first call through a PLT (a lazy binding) and each dlsym()
+    is a symbol lookup (~900 instructions here).  Counted from the dynamic
+    linker's own log (LD_DEBUG=bindings); None where it says nothing."""
+    env = dict(os.environ, LD_DEBUG="bindings")
+    p = subprocess.run([exe], env=env, capture_output=True, text=True)
+    lines = p.stderr.splitlines()
+    start = next((i for i, l in enumerate(lines) if "calling init:" in l),
+                 None)
+    if start is None:
+        return None
+    return sum(1 for l in lines[start:] if "binding file" in l)
+
+
 def memory(exe):
     return json.loads(_run([exe, "mem"]).strip().splitlines()[-1])
 
@@ -200,7 +215,9 @@ def c_rows(bdir, work, sz):
                    "rss_bytes": msk["rss_bytes"],
                    "plain_rss_bytes": mpl["rss_bytes"],
                    "instructions": instructions(sk),
-                   "plain_instructions": instructions(plain)}
+                   "plain_instructions": instructions(plain),
+                   "lazy_bindings": lazy_bindings(sk),
+                   "plain_lazy_bindings": lazy_bindings(plain)}
             row["extra_ms"] = (row["statickeys_us"] - row["plain_us"]) / 1e3
             row["shared_over_lib_ms"] = (row["statickeys_us"] -
                                          row["plain_lib_us"]) / 1e3
@@ -406,7 +423,10 @@ def section(res):
              x["static_us"], "%+.3f" % x["static_extra_ms"], x["plain_us"],
              x["plain_lib_us"],
              x["instructions"] or "-", x["static_instructions"] or "-",
-             x["plain_instructions"] or "-", x["heap_bytes"],
+             x["plain_instructions"] or "-",
+             "%s / %s" % (x.get("lazy_bindings", "-"),
+                          x.get("plain_lazy_bindings", "-")),
+             x["heap_bytes"],
              "%.2f" % x["heap_per_site"] if "heap_per_site" in x else "-",
              x["heap_after_update_bytes"],
              "%.2f" % x["heap_per_site_after_update"]
@@ -417,7 +437,8 @@ def section(res):
                  "empty library", "static us", "extra ms", "plain us",
                  "plain + empty library us", "shared instructions",
                  "static instructions",
-                 "plain instructions", "heap bytes", "heap bytes per site",
+                 "plain instructions", "bindings after load (shared / plain)",
+                 "heap bytes", "heap bytes per site",
                  "heap after an update", "per site",
                  "RSS KiB", "plain RSS KiB"], rows) + "\n"
     s += ("\"shared\": linked to libstatickeys.so through an rpath (the "
@@ -428,7 +449,15 @@ def section(res):
           "library holding one empty function, which is what loading any "
           "library costs; \"static\": libstatickeys.a.  The "
           "0-site row is the runtime's fixed cost; what sites add is the "
-          "difference to it.  Heap and RSS: the shared build.\n\n")
+          "difference to it.  Heap and RSS: the shared build.  Bindings "
+          "after load: the symbols the dynamic linker binds from the first "
+          "constructor on (LD_DEBUG=bindings): each first call through a "
+          "PLT and each dlsym() (~900 instructions each, inside the "
+          "instruction counts): the runtime's start-up calls into the C "
+          "library and the program's constructor's call into the runtime. "
+          "Binding all of the runtime's imports at load instead "
+          "(LD_BIND_NOW, as -z now would) cost ~80,000 instructions more "
+          "here, so they stay lazy.\n\n")
     rust = r.get("rust")
     if isinstance(rust, dict):
         s += "Rust: skipped (%s).\n\n" % rust.get("skipped")

@@ -146,4 +146,23 @@ static inline int start_thread(pthread_t *t, const pthread_attr_t *attr,
 	return 0;
 }
 
+/* become_threaded() - make the process one that has had a thread: a
+ * process that never had one writes each site whole, in one write and one
+ * core sync per batch (arch/x86_64/int3_batch.c), and tests of the update
+ * protocol itself (its syncs, its traps, a failure mid-protocol) watch
+ * what a process with threads does. */
+static inline void *wait_for_no_op(void *arg)
+{
+	return arg;
+}
+
+static inline void become_threaded(void)
+{
+	pthread_t t;
+
+	CHECK(pthread_create(&t, NULL, wait_for_no_op, NULL) == 0 &&
+		      pthread_join(t, NULL) == 0,
+	      "a thread made and joined");
+}
+
 #endif /* SK_TESTS_WAIT_FOR_H */

@@ -120,8 +120,12 @@ static struct scanned *scan(const struct sk__image *img)
 
 	if (fields && s) {
 		sk__fdslot_lend();
+		/* Only relocations against a trampoline's symbol (the
+		 * headers' SK__SC_TRAMP names: sk__sct_NAME; the Rust crate's
+		 * sk__sct_PATH::NAME). */
 		n = sk__os_text_relocs(img->path, sk__os_in_program((void *)img->lo),
-				       img->bias, sk__arch_call_site_before, want,
+				       img->bias, "sk__sct_",
+				       sk__arch_call_site_before, want,
 				       (void *)img, fields, MAX_SITES);
 		sk__fdslot_return();
 	}

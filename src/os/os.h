@@ -323,7 +323,9 @@ typedef bool sk__os_reloc_want(void *ctx, uintptr_t field, unsigned type,
 			       int64_t addend);
 /* sk__os_text_relocs - the relocations of the code of the object whose
  * file is @path (@program: the running program's own) loaded at @bias, as
- * its link kept them (ELF: -Wl,--emit-relocs), each asked of @want; the
+ * its link kept them (ELF: -Wl,--emit-relocs), those against a symbol
+ * whose name starts with @prefix (cheaply skipping the rest) each asked
+ * of @want; the
  * loaded addresses of the fields it takes into @out (at most @max), each
  * confirmed: the file holds the loaded bytes from @before bytes before the
  * field to its end.  Read from the file (in the library's one place for
@@ -331,7 +333,8 @@ typedef bool sk__os_reloc_want(void *ctx, uintptr_t field, unsigned type,
  * none or the format has none to keep (elf/text_relocs.c; macho/ and pe/:
  * 0), or -errno (-E2BIG: more than @max). */
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
-			unsigned before, sk__os_reloc_want *want, void *ctx,
+			const char *prefix, unsigned before,
+			sk__os_reloc_want *want, void *ctx,
 			uint64_t *out, size_t max);
 
 /* ---- [OS] <os>/dgram.c: Unix datagram sockets (the control plane) -------- */

@@ -152,6 +152,8 @@ size_t sk__mem_bytes(void)
 
 /* ---- sorting: a heap sort, in place (no buffer, unlike qsort) ------------ */
 
+#define SMALL_SORT 64 /* elements an insertion sort takes instead */
+
 static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
 {
 	while (size--) {
@@ -190,6 +192,16 @@ void sk__sort(void *base, size_t n, size_t size,
 		sorted++;
 	if (sorted >= n)
 		return;
+	/* Small and nearly in order (a static call's trampoline before its
+	 * call sites): an insertion sort, whose cost is the disorder. */
+	if (n <= SMALL_SORT) {
+		for (size_t i = sorted; i < n; i++)
+			for (size_t j = i; j > 0 &&
+					   cmp(b + (j - 1) * size, b + j * size) > 0;
+			     j--)
+				swap_bytes(b + (j - 1) * size, b + j * size, size);
+		return;
+	}
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(b, i, n, size, cmp);
 	for (size_t end = n - 1; end > 0; end--) {

@@ -6,7 +6,11 @@
  *	sko_cross lib_key_exe_sites        libsko_a keys, sites in the program
  *	sko_cross lib_key_other_lib_sites  libsko_a keys, sites in libsko_b
  *	sko_cross one_batch_across_objects a key with sites in 3 objects flips
- *	                                   in one batch (<= 3 core syncs)
+ *	                                   in one batch (<= 3 core syncs), in a
+ *	                                   process with threads
+ *	sko_cross one_thread_whole_sites   the same in a process that never
+ *	                                   had a thread: each site written
+ *	                                   whole, one write per run, one sync
  *
  * Each key (one of each type) goes through enable, disable, inc, inc, dec,
  * dec, enable, disable; after every call both its likely and its unlikely
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../wait_for.h"
 #include "keys.h"
 
 static struct sk_key *const keys[SKO_NKEYS] = {
@@ -134,6 +139,8 @@ static struct sk_stats stats_now(void)
 static void one_batch_across_objects(void)
 {
 	const struct where w[] = { exe, lib_a, lib_b };
+
+	become_threaded(); /* the protocol of a process with threads */
 	struct sk_stats s0 = stats_now();
 
 	CHECK(sk_key_enable(&lib_key_false) == 0, "enable lib_key_false");
@@ -180,11 +187,38 @@ static void one_batch_across_objects(void)
 #endif
 }
 
+/* No thread ever made (x86, procmem: a write is one system call): each
+ * site of the batch is written whole, once, and the batch syncs once. */
+static void one_thread_whole_sites(void)
+{
+	const struct where w[] = { exe, lib_a, lib_b };
+	struct sk_stats s0 = stats_now();
+
+	CHECK(sk_key_enable(&lib_key_false) == 0, "enable lib_key_false");
+	struct sk_stats s1 = stats_now();
+	verify(SKO_LIB_FALSE, w, 3, true, "after enable");
+	CHECK(sk_key_disable(&lib_key_false) == 0, "disable lib_key_false");
+	verify(SKO_LIB_FALSE, w, 3, false, "after disable");
+	unsigned long long sites = s1.sites_written - s0.sites_written,
+			   writes = s1.text_writes - s0.text_writes,
+			   syncs = s1.core_syncs - s0.core_syncs;
+	printf("one thread: %llu sites, %llu writes, %llu core syncs (%s)\n",
+	       sites, writes, syncs, s1.writer);
+	CHECK(sites >= 6, "sites in 3 objects changed (%llu)", sites);
+	if (SK_HAVE_PATCHED_SITES && strcmp(s1.writer, "procmem") == 0 &&
+	    strcmp(s1.backend, "x86_64") == 0) {
+		CHECK(writes <= sites, "at most one write per site (%llu "
+		      "writes, %llu sites)", writes, sites);
+		CHECK(syncs == 1, "one core sync (%llu)", syncs);
+	}
+}
+
 static const struct check_case cases[] = {
 	{ "exe_key_lib_sites", exe_key_lib_sites },
 	{ "lib_key_exe_sites", lib_key_exe_sites },
 	{ "lib_key_other_lib_sites", lib_key_other_lib_sites },
 	{ "one_batch_across_objects", one_batch_across_objects },
+	{ "one_thread_whole_sites", one_thread_whole_sites },
 };
 
 int main(int argc, char **argv)

@@ -27,6 +27,7 @@
 
 #include "../../src/internal.h"
 #include "../check.h"
+#include "../wait_for.h"
 #include "keys.h"
 
 static volatile sig_atomic_t own_traps;
@@ -95,6 +96,7 @@ int main(void)
 	    strcmp(getenv("STATICKEYS_WRITER"), "procmem") != 0)
 		skip_test("this test breaks the /proc/self/mem writer");
 	signal(SIGTRAP, own_trap_handler);
+	become_threaded(); /* a failure mid-protocol: a threaded process's */
 	void *h = dlopen(SKO_UNLOAD_MARK, RTLD_NOW | RTLD_LOCAL);
 	CHECK(h != NULL, "dlopen: %s", h ? "" : dlerror());
 	sko_probe_fn probe = h ? (sko_probe_fn)dlsym(h, SKO_PLUGIN_PROBE) : NULL;

@@ -6,8 +6,10 @@
  * which instructions call a trampoline that a C compiler leaves behind.
  *
  * Read from the file, never from memory (relocation sections are not
- * loaded): its section headers, then each SHT_RELA section that applies
- * to an executable section, a block at a time.  A field the caller wants
+ * loaded): its section headers, the names of its symbols (only the
+ * relocations against the symbols the caller names are looked at), then
+ * each SHT_RELA section that applies to an executable section, a block at
+ * a time.  A field the caller wants
  * is taken only if the file's bytes around it equal the loaded ones: a
  * file replaced on disk since the object was loaded gives nothing.  In
  * the library's one place for files (os/linux/fd_slot.c), under the patch
@@ -27,16 +29,20 @@
 typedef Elf64_Ehdr Ehdr;
 typedef Elf64_Shdr Shdr;
 typedef Elf64_Rela Rela;
+typedef Elf64_Sym Sym;
 #define OWN_CLASS ELFCLASS64
 #define RELA_TYPE(i) ELF64_R_TYPE(i)
+#define RELA_SYM(i) ELF64_R_SYM(i)
 #else
 /* i686 links keep SHT_REL (the addend in the code): not read, so i686
  * call sites keep calling the trampoline. */
 typedef Elf32_Ehdr Ehdr;
 typedef Elf32_Shdr Shdr;
 typedef Elf32_Rela Rela;
+typedef Elf32_Sym Sym;
 #define OWN_CLASS ELFCLASS32
 #define RELA_TYPE(i) ELF32_R_TYPE(i)
+#define RELA_SYM(i) ELF32_R_SYM(i)
 #endif
 
 #define BLOCK 1024 /* relocations read at a time (24 KiB) */
@@ -63,9 +69,56 @@ static bool same_as_loaded(int fd, const Shdr *text, uint64_t vaddr,
 	       memcmp(file, (const void *)(uintptr_t)(bias + from), len) == 0;
 }
 
-static long scan(int fd, uintptr_t bias, unsigned before,
+/*
+ * Which symbols of symbol table @symtab are named @prefix...: a bitmap by
+ * symbol index (NULL: cannot tell, every relocation is asked about).  A
+ * program's code has a relocation per call (11,000 in one of 300 KB), and
+ * nearly none names a trampoline: one bit test each, where asking @want
+ * decodes the instruction (~90 instructions a relocation).
+ */
+static unsigned char *symbols_named(int fd, const Shdr *sh, unsigned nsh,
+				    unsigned symtab, const char *prefix,
+				    size_t *nsyms)
+{
+	if (symtab >= nsh || sh[symtab].sh_type != SHT_SYMTAB ||
+	    sh[symtab].sh_entsize != sizeof(Sym) || sh[symtab].sh_link >= nsh)
+		return NULL;
+	const Shdr *strs = &sh[sh[symtab].sh_link];
+	size_t n = sh[symtab].sh_size / sizeof(Sym), plen = strlen(prefix);
+	Sym *syms = malloc(n * sizeof(*syms));
+	char *names = malloc(strs->sh_size + 1);
+	unsigned char *bits = calloc(n / 8 + 1, 1);
+	bool ok = syms && names && bits &&
+		  read_at(fd, syms, n * sizeof(*syms), sh[symtab].sh_offset) &&
+		  read_at(fd, names, strs->sh_size, strs->sh_offset);
+
+	for (size_t i = 0; ok && i < n; i++) {
+		size_t at = syms[i].st_name;
+		if (at + plen <= strs->sh_size &&
+		    memcmp(names + at, prefix, plen) == 0)
+			bits[i / 8] |= (unsigned char)(1u << (i % 8));
+	}
+	free(syms);
+	free(names);
+	if (!ok) {
+		free(bits);
+		return NULL;
+	}
+	*nsyms = n;
+	return bits;
+}
+
+static bool named(const unsigned char *bits, size_t nsyms, size_t sym)
+{
+	return !bits || (sym < nsyms && (bits[sym / 8] >> (sym % 8)) & 1);
+}
+
+static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 		 sk__os_reloc_want *want, void *ctx, uint64_t *out, size_t max)
 {
+	unsigned char *bits = NULL;
+	unsigned bits_of = 0; /* the symbol table @bits describes */
+	size_t nsyms = 0;
 	Ehdr eh;
 	Rela *block = NULL;
 	Shdr *sh = NULL;
@@ -93,6 +146,12 @@ static long scan(int fd, uintptr_t bias, unsigned before,
 		if ((text->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
 		    (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
+		if (prefix && (!bits_of || bits_of != sh[i].sh_link)) {
+			free(bits);
+			bits = symbols_named(fd, sh, eh.e_shnum, sh[i].sh_link,
+					     prefix, &nsyms);
+			bits_of = sh[i].sh_link;
+		}
 		size_t total = sh[i].sh_size / sizeof(Rela);
 		for (size_t at = 0; at < total; at += BLOCK) {
 			size_t k = total - at < BLOCK ? total - at : BLOCK;
@@ -101,7 +160,9 @@ static long scan(int fd, uintptr_t bias, unsigned before,
 				goto out;
 			for (size_t j = 0; j < k; j++) {
 				uint64_t vaddr = block[j].r_offset;
-				if (vaddr < text->sh_addr ||
+				if (!named(bits, nsyms,
+					   RELA_SYM(block[j].r_info)) ||
+				    vaddr < text->sh_addr ||
 				    vaddr + FIELD > text->sh_addr + text->sh_size ||
 				    !want(ctx, bias + vaddr,
 					  RELA_TYPE(block[j].r_info),
@@ -117,13 +178,15 @@ static long scan(int fd, uintptr_t bias, unsigned before,
 		}
 	}
 out:
+	free(bits);
 	free(block);
 	free(sh);
 	return n;
 }
 
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
-			unsigned before, sk__os_reloc_want *want, void *ctx,
+			const char *prefix, unsigned before,
+			sk__os_reloc_want *want, void *ctx,
 			uint64_t *out, size_t max)
 {
 	int fd;
@@ -137,7 +200,7 @@ long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 	}
 	if (fd < 0)
 		return fd;
-	long n = scan(fd, bias, before, want, ctx, out, max);
+	long n = scan(fd, bias, prefix, before, want, ctx, out, max);
 	close(fd);
 	return n;
 }

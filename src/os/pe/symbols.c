@@ -18,10 +18,12 @@ bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 /* Call sites of static calls are not patched here: a PE link keeps no
  * relocations of its code, so static calls keep their trampolines. */
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
-			unsigned before, sk__os_reloc_want *want, void *ctx,
+			const char *prefix, unsigned before,
+			sk__os_reloc_want *want, void *ctx,
 			uint64_t *out, size_t max)
 {
-	(void)path, (void)program, (void)bias, (void)before, (void)want;
+	(void)path, (void)program, (void)bias, (void)prefix, (void)before;
+	(void)want;
 	(void)ctx, (void)out, (void)max;
 	return 0;
 }

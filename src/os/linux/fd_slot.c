@@ -127,7 +127,13 @@ static void slot_leave(void)
  * (docs/benchmark-results.md, experiment 10). */
 static off_t position(int fd, off_t offset, int whence)
 {
+#if defined(SYS_lseek) && __SIZEOF_LONG__ == 8
 	return (off_t)syscall(SYS_lseek, fd, offset, whence);
+#else
+	/* 32-bit: lseek's offset is a long there, and the mark does not fit
+	 * in one (the C library's lseek makes the 64-bit system call). */
+	return lseek(fd, offset, whence);
+#endif
 }
 
 /* Is slot_fd still the file we opened?  Its position says (above). */

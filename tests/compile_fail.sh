@@ -4,6 +4,7 @@
 # must not compile.  CASES is one source file holding every case, chosen
 # with -DMISUSE=N, and a line per case:
 #     //! N|what it is|pattern of the expected error|another pattern...
+# A case marked "//!c++" is refused by C++'s types alone (C compiles it).
 # A case marked "//!patched" instead applies only where sites are patched
 # (SK_HAVE_PATCHED_SITES): a key known only at run time is refused there,
 # because a site's table needs the key's link-time address, while a site
@@ -18,7 +19,7 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-mapfile -t cases < <(sed -n 's|^//!\(patched\)\{0,1\} |\1 |p' "$cases_file")
+mapfile -t cases < <(sed -nE 's#^//!(patched|c\+\+)? #\1 #p' "$cases_file")
 [ ${#cases[@]} -gt 0 ] || { echo "FAIL: no //! cases in $cases_file"; exit 1; }
 
 try() { # try COMPILER LANG MISUSE
@@ -51,6 +52,13 @@ for lc in "$@"; do
 	fi
 	for c in "${cases[@]}"; do
 		IFS='|' read -r n what patterns <<<"$c"
+		if [ "${n%% *}" = c++ ]; then
+			n=${n#c++ }
+			if [ "$lang" != c++ ]; then
+				echo "note: misuse $n ($what) is refused by C++'s types only"
+				continue
+			fi
+		fi
 		if [ "${n%% *}" = patched ]; then
 			n=${n#patched }
 			if [ "$patched" = 0 ]; then

@@ -424,11 +424,42 @@ sk__static_call_pick(struct sk_static_call_key *own,
  * calling @func until updated. */
 #define SK_DEFINE_STATIC_CALL(name, func)                                    \
 	SK__SC_DEFINE(name, __typeof__(func), func, 0)
+/*
+ * SK__SC_NULL_CHECK(name) - a _NULL static call returns void.  Called with
+ * sk_static_call() before it has a target, one that returns a value would
+ * return whatever the return register held (its trampoline is a bare
+ * return, as the kernel's is); C++ can tell from the type and refuses it
+ * at compile time: such a call is _RET0 (0 until updated).  C cannot tell
+ * a function's return type without its arguments: docs/static-calls.md.
+ */
+#ifdef __cplusplus
+template <class F> struct sk__sc_returns_void : std::false_type {};
+template <class R, class... A>
+struct sk__sc_returns_void<R(A...)> : std::is_void<R> {};
+template <class R, class... A>
+struct sk__sc_returns_void<R(A..., ...)> : std::is_void<R> {};
+#if defined(__cpp_noexcept_function_type)
+template <class R, class... A>
+struct sk__sc_returns_void<R(A...) noexcept> : std::is_void<R> {};
+template <class R, class... A>
+struct sk__sc_returns_void<R(A..., ...) noexcept> : std::is_void<R> {};
+#endif
+#define SK__SC_NULL_CHECK(name)                                              \
+	static_assert(sk__sc_returns_void<decltype(SK__SC_TRAMP(name))>::value,  \
+		      "SK_DEFINE_STATIC_CALL_NULL(" #name "): its type returns a "  \
+		      "value, which sk_static_call() would return unset "    \
+		      "before the first update: use SK_DEFINE_STATIC_CALL_RET0 " \
+		      "(0 until updated)")
+#else
+#define SK__SC_NULL_CHECK(name)                                              \
+	SK__SC_LINKAGE struct sk_static_call_key SK__SC_DESC(name)
+#endif
 /** SK_DEFINE_STATIC_CALL_NULL(name, func) - of @func's type, with no target
  * (sk_static_call_cond() calls nothing; sk_static_call() must not be used
  * until it has one). */
 #define SK_DEFINE_STATIC_CALL_NULL(name, func)                               \
-	SK__SC_DEFINE(name, __typeof__(func), 0, SK__STATIC_CALL_NULL)
+	SK__SC_DEFINE(name, __typeof__(func), 0, SK__STATIC_CALL_NULL);      \
+	SK__SC_NULL_CHECK(name)
 /** SK_DEFINE_STATIC_CALL_RET0(name, func) - of @func's type, returning 0
  * (sk_static_call_return0) until updated. */
 #define SK_DEFINE_STATIC_CALL_RET0(name, func)                               \
@@ -440,7 +471,7 @@ sk__static_call_pick(struct sk_static_call_key *own,
  * that have no function to take the type from (a method table's members):
  *
  *	struct mem_methods { void *(*xMalloc)(int); void (*xFree)(void *); };
- *	SK_DEFINE_STATIC_CALL_NULL_TYPE(mem_malloc,
+ *	SK_DEFINE_STATIC_CALL_RET0_TYPE(mem_malloc,
  *		__typeof__(((struct mem_methods *)0)->xMalloc));
  *	typedef void (*free_fn)(void *);
  *	SK_DEFINE_STATIC_CALL_TYPE(mem_free, free_fn, free);
@@ -451,7 +482,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 	SK__SC_DEFINE(name, SK__SC_FN_OF(type), func, 0);                    \
 	SK__SC_TARGET_CHECK(name, func)
 #define SK_DEFINE_STATIC_CALL_NULL_TYPE(name, type)                          \
-	SK__SC_DEFINE(name, SK__SC_FN_OF(type), 0, SK__STATIC_CALL_NULL)
+	SK__SC_DEFINE(name, SK__SC_FN_OF(type), 0, SK__STATIC_CALL_NULL);    \
+	SK__SC_NULL_CHECK(name)
 #define SK_DEFINE_STATIC_CALL_RET0_TYPE(name, type)                          \
 	SK__SC_DEFINE(name, SK__SC_FN_OF(type), sk_static_call_return0,      \
 		      SK__STATIC_CALL_RET0)

@@ -8,9 +8,9 @@
  *
  * Checked: each _TYPE form (define, _NULL, _RET0, declare) has the
  * member's type (a call with its arguments compiles, and an update to a
- * function of that type does); the _NULL one calls nothing through
- * sk_static_call_cond until updated, the RET0 one returns 0; after updates
- * every call lands in the table's functions.
+ * function of that type does); the _NULL one (void) calls nothing through
+ * sk_static_call_cond until updated, the RET0 ones return 0 (NULL); after
+ * updates every call lands in the table's functions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +58,9 @@ static const struct mem_methods table = { counting_malloc, counting_free,
 
 typedef void (*free_fn)(void *);
 
-SK_DEFINE_STATIC_CALL_NULL_TYPE(mem_malloc, MEMBER_TYPE(xMalloc));
+/* A call that returns a value has no NULL form in C++ (the type refuses
+ * it): RET0, an allocator that fails (returns NULL) until updated. */
+SK_DEFINE_STATIC_CALL_RET0_TYPE(mem_malloc, MEMBER_TYPE(xMalloc));
 SK_DEFINE_STATIC_CALL_TYPE(mem_free, free_fn, free);
 SK_DEFINE_STATIC_CALL_RET0_TYPE(mem_size, MEMBER_TYPE(xSize));
 SK_DEFINE_STATIC_CALL_NULL_TYPE(mem_trace, MEMBER_TYPE(xTrace));
@@ -70,7 +72,8 @@ int main(void)
 	sk_static_call_cond(mem_trace)("before");
 	CHECK(traces == 0, "the _NULL call called nothing before its update");
 	CHECK(sk_static_call(mem_size)(NULL) == 0, "the RET0 call returns 0");
-	CHECK(sk_static_call_query(mem_malloc) == NULL, "no target yet");
+	CHECK(sk_static_call(mem_malloc)(16) == NULL,
+	      "the RET0 allocator fails until updated");
 
 	CHECK(sk_static_call_update(mem_malloc, table.xMalloc) == 0,
 	      "update from the table's member");

@@ -8,6 +8,7 @@
 //! 4|a static call that was never declared|sk__scd_nowhere|sk__sct_nowhere
 //! 5|a call with the wrong arguments|too few arguments|too many arguments|no matching function|cannot convert|incompatible
 //! 6|a _TYPE definition whose function is of another type|not a function of this static call
+//!c++ 7|a _NULL static call whose type returns a value|use SK_DEFINE_STATIC_CALL_RET0
 #include <statickeys.h>
 #include <statickeys/linux.h>
 
@@ -20,6 +21,9 @@ typedef int (*int_op)(int);
 SK_DEFINE_STATIC_CALL_TYPE(top, int_op, takes_int);
 #if MISUSE == 6
 SK_DEFINE_STATIC_CALL_TYPE(bad_top, int_op, takes_long);
+#endif
+#if MISUSE == 7
+SK_DEFINE_STATIC_CALL_NULL(null_with_value, takes_int);
 #endif
 
 int use(void);

@@ -204,7 +204,9 @@ static void one_thread_whole_sites(void)
 			   syncs = s1.core_syncs - s0.core_syncs;
 	printf("one thread: %llu sites, %llu writes, %llu core syncs (%s)\n",
 	       sites, writes, syncs, s1.writer);
-	CHECK(sites >= 6, "sites in 3 objects changed (%llu)", sites);
+	/* The portable backend writes no code (its sites test a flag). */
+	if (SK_HAVE_PATCHED_SITES)
+		CHECK(sites >= 6, "sites in 3 objects changed (%llu)", sites);
 	if (SK_HAVE_PATCHED_SITES && strcmp(s1.writer, "procmem") == 0 &&
 	    strcmp(s1.backend, "x86_64") == 0) {
 		CHECK(writes <= sites, "at most one write per site (%llu "

@@ -203,7 +203,7 @@ static int commit_timed(const struct sk_key_change *changes, size_t n,
 	 * pinned first, without the lock (core/static_call.c). */
 	for (size_t i = 0; i < ncalls && calls; i++)
 		sk__calls_pin_if_needed(calls[i].func);
-	int r = sk__lock_update(t0);
+	int r = sk__lock_update(0); /* pinning ran since t0 */
 	if (r == 0) {
 		r = commit_all_locked(changes, n, calls, ncalls);
 		sk__unlock_update(t0);

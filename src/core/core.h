@@ -192,7 +192,10 @@ void sk__unlock(void);
 /* sk__lock_update, sk__unlock_update - sk__lock and sk__unlock for an
  * update that read the clock as it began (@start_ns): the unlock records
  * its latency with the lock's hold, from one clock reading, under the
- * lock (support/stats.h: the histograms are written only under it). */
+ * lock (support/stats.h: the histograms are written only under it).  The
+ * lock reuses @start_ns as the hold's start when taken at once, so pass
+ * it only when nothing ran between the reading and the lock (else 0: the
+ * lock reads the clock itself). */
 int sk__lock_update(uint64_t start_ns);
 void sk__unlock_update(uint64_t start_ns);
 /* sk__lock_held_by_me - the calling thread holds the patch lock (one load:

@@ -417,7 +417,7 @@ SK_API int sk__static_call_update(struct sk_static_call_key *key, void *func)
 		return -EINVAL;
 	uint64_t t0 = sk__now_ns();
 	sk__calls_pin_if_needed(func);
-	int r = sk__lock_update(t0);
+	int r = sk__lock_update(0); /* pinning ran since t0 */
 	if (r)
 		return r;
 	struct sk_static_call_change one = { key, func };

@@ -78,6 +78,7 @@ static struct {
 	bool whole;            /* the next version applies every line */
 	bool pending;          /* an event not yet followed by a read */
 	bool writing;          /* a file read from is written in place... */
+	bool written;          /* ...or was, since this was last cleared */
 	uint64_t write_ns;     /* ...and was last written then */
 	bool is_dir;           /* the path is a directory (add_watches) */
 	char target[NAME_MAX + 1]; /* what the path points to (add_watches) */
@@ -404,12 +405,17 @@ static void reload(void)
 
 	if (!conf)
 		return;
+	w.written = false;
 	int r = read_in_place(conf, &hash, err, sizeof(err));
-	/* Changed while it was read: read it again.  Written in place: what
-	 * was read may be the emptied file; not applied, read once closed. */
+	/* Changed while it was read: read it again.  Written in place (even
+	 * if closed by now: the events come in a queue, the truncation, the
+	 * write and the close all in this one drain): what was read may be
+	 * the emptied file, which applied would make the whole file after it
+	 * a change of every line; not applied, read again once closed.  A
+	 * write queued before the read began costs one more read. */
 	if (drain()) {
 		w.pending = true;
-		if (w.writing) {
+		if (w.written || w.writing) {
 			free(conf);
 			return;
 		}
@@ -485,8 +491,10 @@ static bool on_event(const char *name, bool writing)
 {
 	if (name && !read_from(name))
 		return !writing;
-	if (writing)
+	if (writing) {
 		w.write_ns = sk__now_ns();
+		w.written = true;
+	}
 	if (name)
 		w.writing = writing;
 	return true;

@@ -358,6 +358,37 @@ static void exact_versions(const char *path)
 	      "updates)", (unsigned long long)(updates() - u0));
 }
 
+/* A version renamed into place, then at once the file written in place with
+ * the same states (an editor's save, then a tool's): the watcher, reading
+ * for the rename, may read while the file is emptied, and the events of
+ * the truncation, the write and the close all reach it after that read.
+ * The emptied file read must not be taken as a version (the whole file
+ * after it would then change every line, cf_a too).  Each round's
+ * comment makes new bytes; cf_b's line changes each round so that the
+ * sites show when the round has been read. */
+static void in_place_right_after_rename(const char *path)
+{
+	char text[200];
+
+	CHECK(sites() == 12, "after exact: cf_a off (by the program), cf_b "
+	      "off, cf_c and cf_d on: sites %d", sites());
+	for (int i = 0; i < 30; i++) {
+		int b = i % 2 == 0;
+		snprintf(text, sizeof(text), "# round %d\ncf_a = 1\ncf_b = %d\n"
+			 "cf_c = 1\ncf_d = 1\n", i, b);
+		replace_file(path, text);
+		snprintf(text, sizeof(text), "# round %d, in place\ncf_a = 1\n"
+			 "cf_b = %d\ncf_c = 1\ncf_d = 1\n", i, b);
+		write_file(path, text);
+		CHECK(wait_sites(12 | b << 1) >= 0, "round %d: cf_b %d, cf_a "
+		      "(its line as it was) still off: sites %d", i, b, sites());
+	}
+	replace_file(path, "# a comment\ncf_a = 1\ncf_b = 0\ncf_c = 1\n"
+			   "cf_d = on\n");
+	CHECK(wait_sites(12) >= 0, "back to exact's version: sites %d",
+	      sites());
+}
+
 /* A name no key has is said with FILE:LINE once per version (a typo must
  * not go unseen), and `unmatched` lists it; the start-up version's too. */
 static void unknown_names(const char *path)
@@ -533,6 +564,7 @@ static void file_mode(void)
 	snprintf(needle, sizeof(needle), "\"source\":\"file %s:4\"", path);
 	check_log(needle);
 	exact_versions(path);
+	in_place_right_after_rename(path);
 	unknown_names(path);
 	over_one_mib(path);
 	stalled_in_place_writer(path);

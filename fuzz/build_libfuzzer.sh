@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Any UBSan report stops the run.
 flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
        -fno-sanitize-recover=undefined
-       -D_GNU_SOURCE -I"$src/include" -I"$src/src" -I"$src/tools")
+       -D_GNU_SOURCE -I"$src/include" -iquote "$src/src" -I"$src/tools")
 objs=()
 for f in "$@"; do
 	# Named by the path under src/: two layers may each have a stats.c.

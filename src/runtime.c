@@ -11,11 +11,13 @@
  *   os/        per OS: writing code, core serialisation, processes,
  *              sockets, and the delivery of traps (os/os.h)
  *   support/   settings, messages, counters, memory, fault injection:
- *              what every layer uses
+ *              what every layer above uses
+ *   primitives what support/ asks of the OS, using nothing of the runtime:
+ *              pages and the environment (os/<os>/pages.c, environ.c)
  *
- * Each layer calls only the layers below it (tools/check_layers.sh checks
- * it); only this file knows them all: it hands the OS's core sync what the
- * architecture knows (sk__sync_init).
+ * Each layer uses only the layers below it (tools/check_layers.py checks
+ * it on the built objects); only this file knows them all: it hands the
+ * OS's core sync what the architecture knows (sk__sync_init).
  * The runtime is set up by the first object's registration: every program,
  * library and plugin with sites or keys registers from a priority-101
  * constructor (statickeys/object.h), before any of its code can run a site,

@@ -257,7 +257,9 @@ fn build_bundled(root: &Path) {
     build
         .files(&files)
         .include(&include)
-        .include(&src)
+        // The private headers by #include "..." only, as src/CMakeLists.txt
+        // (SK_PRIVATE_HEADERS): <core/core.h> does not compile.
+        .flag(&format!("-iquote{}", src.display()))
         .define("SK_BUILDING_LIBRARY", None)
         .define("_GNU_SOURCE", None)
         .define("_FILE_OFFSET_BITS", "64") // as src/CMakeLists.txt: i686 code lives above 2 GiB

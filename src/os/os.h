@@ -2,9 +2,14 @@
 /*
  * src/os/os.h - the OS porting contract: what the runtime asks of the
  * operating system, whatever the architecture (prefix sk__), and nothing
- * else.  The bottom of the layers that call down (runtime.c: control/,
- * trace/, core/, arch/, os/); below it only src/support/ (settings,
- * messages, statistics, memory, injection), which every layer uses.
+ * else.  The OS layer implements it, below control/, trace/, core/ and
+ * arch/ and above src/support/ (settings, messages, statistics, memory,
+ * injection), which it uses.  Two of its duties sit below support/, in a
+ * layer of their own ("primitives", tools/check_layers.py): the pages of
+ * support/mem.c and the environment of support/settings.c.  They are
+ * files of their own (<os>/pages.c, <os>/environ.c) that call nothing of
+ * the runtime, so support/ can ask the OS for them without a circle, and
+ * this header, which only declares, is in that bottom layer too.
  *
  * As arch/backend.h is for an architecture, this header is the whole of what
  * an OS provides; core/ and control/ ask the OS nothing else and test for no
@@ -18,14 +23,15 @@
  *   <os>/fd_slot.c         the library's one descriptor for files
  *                          (sk__fdslot_*); unpatched/fd_slot.c: none
  *   <os>/futex.c           thread ids and waiting on a word (patch lock)
- *   <os>/process.c         the process and its program (sk__os_*), and
- *                          sk__os_secure_getenv (support/settings.h)
+ *   <os>/process.c         the process and its program (sk__os_*)
+ *   <os>/environ.c         the environment as a privileged program may
+ *                          trust it (sk__os_secure_getenv, support/settings.c)
  *   <os>/dgram.c           Unix datagram sockets: a client's address, who
  *                          sent a datagram (sk__os_dgram_*, sk__os_creds_*);
  *                          none on Windows (control/no_socket.c)
  *   <os>/watch.c           told when a directory's entries change
  *   <os>/pages.c           pages for the update path's memory
- *                          (sk__os_pages_*, support/mem.h)
+ *                          (sk__os_pages_*, support/mem.c)
  *   <os>/thread.c          the runtime's own threads, fork handlers
  *   <os>/syslog.c          the system log (STATICKEYS_AUDIT=syslog)
  *   elf/image.c            the loaded object holding an address
@@ -90,6 +96,24 @@ static inline bool sk__single_threaded(void)
 	return false;
 }
 #endif
+
+/* ---- [OS] primitives: what support/ asks of the OS ---------------------- */
+
+/* Each in a file that calls nothing of the runtime (no message, setting or
+ * counter), as support/ is below the rest of the OS layer: <os>/pages.c
+ * (posix/pages.c on the POSIX systems) and <os>/environ.c. */
+
+/* sk__os_pages_map - @len bytes (a multiple of the page size) of zeroed,
+ * read-write pages of the runtime's own, for support/mem.c; safe in a
+ * signal handler.  Return: them, or NULL. */
+void *sk__os_pages_map(size_t len);
+/* sk__os_pages_unmap - give back pages of sk__os_pages_map (all @len). */
+void sk__os_pages_unmap(void *p, size_t len);
+/* sk__os_secure_getenv - getenv(@name), but NULL in a program that runs
+ * with more privileges than whoever started it (secure_getenv: set-user-ID,
+ * file capabilities; macOS: issetugid(); Windows has no such programs:
+ * getenv), for support/settings.c. */
+const char *sk__os_secure_getenv(const char *name);
 
 /* ---- [OS] <os>/futex.c: thread ids and waiting, for the patch lock ------ */
 

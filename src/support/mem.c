@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "os/os.h" /* sk__os_pages_map: a primitive, below support/ */
 #include "support/mem.h"
 
 #define HEADER 16u		    /* keeps blocks 16-byte aligned */

@@ -25,14 +25,4 @@ size_t sk__mem_bytes(void);
 void sk__sort(void *base, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *));
 
-/* What mem.c asks of the OS: each OS provides them (os/<os>/pages.c, or
- * os/posix/pages.c; os/os.h lists them with the OS's duties). */
-
-/* sk__os_pages_map - @len bytes (a multiple of the page size) of zeroed,
- * read-write pages of the runtime's own; safe in a signal handler.
- * Return: them, or NULL. */
-void *sk__os_pages_map(size_t len);
-/* sk__os_pages_unmap - give back pages of sk__os_pages_map (all @len). */
-void sk__os_pages_unmap(void *p, size_t len);
-
 #endif /* SK_SUPPORT_MEM_H */

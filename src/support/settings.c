@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/os.h" /* sk__os_secure_getenv: a primitive, below support/ */
 #include "support/message.h"
 #include "support/settings.h"
 

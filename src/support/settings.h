@@ -32,13 +32,6 @@ static inline bool sk__env_names_statickeys(void)
 	return false;
 }
 
-/* sk__os_secure_getenv - getenv(@name), but NULL in a program that runs
- * with more privileges than whoever started it (secure_getenv: set-user-ID,
- * file capabilities; macOS: issetugid(); Windows has no such programs:
- * getenv).  The one thing settings asks of the OS: each OS provides it
- * (os/<os>/process.c; os/os.h lists it with the OS's duties). */
-const char *sk__os_secure_getenv(const char *name);
-
 /* sk__getenv - secure_getenv(@name) of a STATICKEYS* variable (NULL in a
  * set-user-ID or file-capability program: whoever starts it must not choose
  * its key states, socket paths or how it writes code). */

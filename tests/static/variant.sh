@@ -143,7 +143,7 @@ if [ "$variant" = musl-static ]; then
   printf '%s\n' $sources | xargs -P "${SK_VARIANT_JOBS:-2}" -I{} sh -c \
     'musl-gcc -c -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
        -DSK_BUILDING_LIBRARY -DSK_SIGMASK_STATIC_MUSL -fvisibility=hidden \
-       -I"$1/include" -I"$1/src" "$1/src/{}" -o "$2/$(echo {} | tr / _).o"' \
+       -I"$1/include" -iquote "$1/src" "$1/src/{}" -o "$2/$(echo {} | tr / _).o"' \
     _ "$src" "$nowrap" || fail "compiling the runtime with SK_SIGMASK_STATIC_MUSL"
   ar rcs "$nowrap/libstatickeys.a" "$nowrap"/*.o
   musl-gcc -static -O2 -D_GNU_SOURCE -DSK_TEST_STATIC_RUNTIME -I"$src/include" \

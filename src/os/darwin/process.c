@@ -23,7 +23,6 @@
 
 #include "os/process_start.h"
 #include "os/os.h"
-#include "support/settings.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
 {
@@ -94,11 +93,6 @@ int sk__os_program_path(char *out, size_t len)
 	if (_NSGetExecutablePath(out, &size) != 0)
 		return -ENAMETOOLONG;
 	return (int)strlen(out);
-}
-
-const char *sk__os_secure_getenv(const char *name)
-{
-	return issetugid() ? NULL : getenv(name);
 }
 
 int sk__os_name_thread(pthread_t t, const char *name)

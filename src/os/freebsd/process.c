@@ -22,7 +22,6 @@
 
 #include "os/process_start.h"
 #include "os/os.h"
-#include "support/settings.h"
 
 static uintptr_t aux(int type)
 {
@@ -63,11 +62,6 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 bool sk__os_abstract_sockets(void)
 {
 	return false;
-}
-
-const char *sk__os_secure_getenv(const char *name)
-{
-	return secure_getenv(name);
 }
 
 const char *sk__os_argv0(void)

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "os/os.h"
-#include "support/settings.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
 {
@@ -50,11 +49,6 @@ int sk__os_control_path(long pid, const char *runtime_dir, char *buf,
 bool sk__os_abstract_sockets(void)
 {
 	return true;
-}
-
-const char *sk__os_secure_getenv(const char *name)
-{
-	return secure_getenv(name);
 }
 
 const char *sk__os_argv0(void)

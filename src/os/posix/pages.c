@@ -2,11 +2,13 @@
 /*
  * src/os/posix/pages.c - pages of the runtime's own for the update path
  * (support/mem.c): mmap, a system call, safe in a signal handler.
+ *
+ * A primitive (os/os.h): support/ calls it, so it calls nothing of the
+ * runtime.
  */
 #include <sys/mman.h>
 
 #include "os/os.h"
-#include "support/mem.h"
 
 void *sk__os_pages_map(size_t len)
 {

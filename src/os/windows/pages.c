@@ -3,11 +3,13 @@
  * src/os/windows/pages.c - pages of the runtime's own for the update path
  * (support/mem.c): VirtualAlloc, which hands out zeroed pages (64 KiB
  * granularity of addresses; mem.c asks for 128 KiB chunks).
+ *
+ * A primitive (os/os.h): support/ calls it, so it calls nothing of the
+ * runtime.
  */
 #include <windows.h>
 
 #include "os/os.h"
-#include "support/mem.h"
 
 void *sk__os_pages_map(size_t len)
 {

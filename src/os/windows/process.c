@@ -22,7 +22,6 @@
 
 #include "os/os.h"
 #include "os/process_start.h"
-#include "support/settings.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
 {
@@ -66,13 +65,6 @@ static int to_utf8(const wchar_t *wide, DWORD n, char *out, size_t len)
 		if (*c == '\\')
 			*c = '/';
 	return r;
-}
-
-/* A Windows program runs with the token of whoever started it: no
- * set-user-ID to guard against. */
-const char *sk__os_secure_getenv(const char *name)
-{
-	return getenv(name);
 }
 
 const char *sk__os_argv0(void)

@@ -127,26 +127,44 @@ def _is_call_site(addr):
     return False
 
 
+_ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+
 def _trampoline(addr):
-    """The 16 bytes of a static call's trampoline at addr (statickeys/
-    static_call.h: a 5-byte jump the library rewrites, then xor eax,eax;
-    ret; jmp *slot(%rip); "SC"), or None: known by its shape, as the
-    library's trap handler knows it."""
-    if addr % 16:
+    """The 16 bytes of a static call's trampoline from its jump at addr
+    (statickeys/static_call.h: a 5-byte jump the library rewrites, then
+    xor eax,eax; ret; jmp *slot(%rip); "SC"), or None: known by its shape,
+    as the library's trap handler knows it.  The jump is at a 16-byte
+    boundary, or 4 bytes into a 32-byte one after an endbr64 (an object
+    built for IBT, -fcf-protection)."""
+    ibt = addr % 32 == 4
+    if addr % 16 and not ibt:
         return None
     try:
-        t = bytes(gdb.selected_inferior().read_memory(addr, 16))
+        t = bytes(gdb.selected_inferior().read_memory(
+            addr - 4 if ibt else addr, 20 if ibt else 16))
     except (gdb.MemoryError, gdb.error):
         return None
+    if ibt:
+        if t[:4] != _ENDBR64:
+            return None
+        t = t[4:]
     if t[5:10] != b"\x31\xc0\xc3\xff\x25" or t[14:16] != b"SC":
         return None
     return t
 
 
 def _trampoline_target(addr):
-    """Where the trampoline at addr leads now: its jump's destination, or
-    for the far form (the jump to its own slot reader, as before the
-    library has seen it) the function in the slot.  None if not one."""
+    """Where the trampoline at addr (its symbol or its jump) leads now:
+    its jump's destination, or for the far form (the jump to its own slot
+    reader, as before the library has seen it) the function in the slot.
+    None if not one."""
+    if addr % 32 == 0:
+        try:
+            if bytes(gdb.selected_inferior().read_memory(addr, 4)) == _ENDBR64:
+                addr += 4
+        except (gdb.MemoryError, gdb.error):
+            return None
     t = _trampoline(addr)
     if t is None or t[0] != 0xE9:
         return None

@@ -341,9 +341,27 @@ sk__static_call_pick(struct sk_static_call_key *own,
  * Assembled pointing at +8, so that calls before the runtime has seen it
  * (other constructors) reach the descriptor's target; registration turns
  * it into the direct jump.
+ *
+ * Built for IBT (-fcf-protection=branch or full: __CET__ bit 0), the
+ * object is marked as having an endbr64 at every place an indirect call or
+ * jump may land, and a trampoline is one: another object calls an exported
+ * one through its PLT, rustc through the GOT, a program may take its
+ * address.  So it starts with endbr64, and the same 16 bytes follow it:
+ * 20 bytes at a 32-byte boundary (the runtime reads a trampoline from
+ * its jump, and both shapes lie within one aligned block: one page).
  */
+#if defined(__CET__) && (__CET__ & 1)
+#define SK__SC_X86_ENDBR ".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t"
+#define SK__SC_X86_ALIGN "32"
+#define SK__SC_X86_SIZE "20"
+#else
+#define SK__SC_X86_ENDBR ""
+#define SK__SC_X86_ALIGN "16"
+#define SK__SC_X86_SIZE "16"
+#endif
 #define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_TRAMP_ASM(name, "16", "16",                                    \
+	SK__SC_TRAMP_ASM(name, SK__SC_X86_ALIGN, SK__SC_X86_SIZE,             \
+		SK__SC_X86_ENDBR                                               \
 		".byte 0xe9\n\t.long 3\n\t"                                   \
 		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
 		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \

@@ -126,19 +126,26 @@ int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi);
  * through a slot).  Where there are no trampolines the core only stores
  * the target, which the call sites load. */
 
-/* sk__arch_call_slot - the slot that the trampoline at @tramp reads in its
- * far form, or NULL if @tramp is not a trampoline this backend patches (its
- * shape is checked: another tool's bytes, or a header of another backend,
- * are left alone).  Async-signal-safe (reads the trampoline's own bytes). */
-void **sk__arch_call_slot(uintptr_t tramp);
-/* sk__arch_call_encode - the trampoline's jump for target @func: straight
- * to it when the jump reaches, else to the far form; NULL: to its return,
- * @ret0: to its "return 0".  Writes sk__arch_site_size bytes to @out. */
-void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
+/* sk__arch_call_jump - where the jump that updates rewrite lies in the
+ * trampoline at @tramp (its symbol: where calls land): @tramp, or past an
+ * x86-64 trampoline's endbr64 (one built for IBT, -fcf-protection).  The
+ * hooks below take that address. */
+uintptr_t sk__arch_call_jump(uintptr_t tramp);
+/* sk__arch_call_slot - the slot that the trampoline whose jump is at @jump
+ * reads in its far form, or NULL if @jump is not a trampoline's that this
+ * backend patches (its shape is checked: another tool's bytes, or a header
+ * of another backend, are left alone).  Async-signal-safe (reads the
+ * trampoline's own bytes). */
+void **sk__arch_call_slot(uintptr_t jump);
+/* sk__arch_call_encode - the trampoline's jump (at @jump) for target
+ * @func: straight to it when the jump reaches, else to the far form; NULL:
+ * to its return, @ret0: to its "return 0".  Writes sk__arch_site_size
+ * bytes to @out. */
+void sk__arch_call_encode(uintptr_t jump, const void *func, bool ret0,
 			  unsigned char *out);
 /* sk__arch_call_far - where the trampoline's far form starts, from its
- * first byte (the jump that leads there first reads the slot, which must
- * then hold the target already); 0 where there are no trampolines. */
+ * jump (the jump that leads there first reads the slot, which must then
+ * hold the target already); 0 where there are no trampolines. */
 extern const unsigned sk__arch_call_far;
 /* sk__arch_call_follow - where a call to @func really goes when @func is
  * only a jump through a pointer (x86-64: a PE import thunk, a resolved

@@ -76,7 +76,8 @@ static bool want(void *ctx, uintptr_t field, unsigned type, int64_t addend)
 	default:
 		return false;
 	}
-	return in_code(img, dest, dest + 1) && sk__arch_call_slot(dest);
+	return in_code(img, dest, dest + 1) &&
+	       sk__arch_call_slot(sk__arch_call_jump(dest));
 }
 
 /*

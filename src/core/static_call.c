@@ -41,7 +41,8 @@
 struct sk__call {
 	struct sk__call *next;
 	struct sk_static_call_key *key;
-	uintptr_t tramp; /* 0: the pointer form */
+	uintptr_t tramp; /* where calls land (0: the pointer form) */
+	uintptr_t jump;  /* what updates rewrite (sk__arch_call_jump) */
 	void **slot;     /* what the far form reads; NULL: not patched here */
 	unsigned char insn[SK__SITE_MAX]; /* the jump as last written/found */
 	struct sk__call_site *sites; /* its calls re-pointed (call_sites.c) */
@@ -84,9 +85,10 @@ static struct sk__call *find_or_add(struct sk_static_call_key *k)
 	c->key = k;
 	c->tramp = (uintptr_t)k->tramp;
 	if (c->tramp && sk__arch_site_size) {
-		c->slot = sk__arch_call_slot(c->tramp);
+		c->jump = sk__arch_call_jump(c->tramp);
+		c->slot = sk__arch_call_slot(c->jump);
 		if (c->slot)
-			memcpy(c->insn, (const void *)c->tramp,
+			memcpy(c->insn, (const void *)c->jump,
 			       sk__arch_site_size);
 	}
 	c->next = calls;
@@ -99,9 +101,9 @@ static void describe_refusal(const struct sk__call *c, const unsigned char *b)
 	char bytes[SK__SITE_TEXT];
 
 	sk__site_bytes(b, bytes);
-	sk__warn("refusing to update static call '%s': its trampoline at %p "
-		 "holds %s, not the jump last written there%s; nothing was "
-		 "changed", c->key->name, (void *)c->tramp, bytes,
+	sk__warn("refusing to update static call '%s': its trampoline's "
+		 "jump at %p holds %s, not the jump last written there%s; "
+		 "nothing was changed", c->key->name, (void *)c->jump, bytes,
 		 b[0] == sk__arch_trap_byte
 			 ? " (a breakpoint: a debugger or uprobe has put its "
 			   "int3 on it; remove it to update)"
@@ -199,8 +201,8 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	out->nsites = 0;
 	if (!c->slot)
 		return 0;
-	if (memcmp((const void *)c->tramp, c->insn, size) != 0) {
-		describe_refusal(c, (const unsigned char *)c->tramp);
+	if (memcmp((const void *)c->jump, c->insn, size) != 0) {
+		describe_refusal(c, (const unsigned char *)c->jump);
 		return -EILSEQ;
 	}
 	/* A PE import thunk (or a bound PLT entry): jump where it leads, and
@@ -210,15 +212,15 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	int r = plan_sites(c, ret0 ? NULL : to, out);
 	if (r)
 		return r;
-	sk__arch_call_encode(c->tramp, to, ret0, next);
+	sk__arch_call_encode(c->jump, to, ret0, next);
 	if (memcmp(next, c->insn, size) == 0)
 		return 0;
 	struct sk__patch *p = &out->patch;
-	const struct sk__object *obj = sk__object_of(c->tramp);
-	p->addr = c->tramp;
-	p->dest = sk__arch_destination(c->tramp, next);
+	const struct sk__object *obj = sk__object_of(c->jump);
+	p->addr = c->jump;
+	p->dest = sk__arch_destination(c->jump, next);
 	p->push = 0;
-	p->segment = obj ? sk__object_segment_of(obj, c->tramp) : NULL;
+	p->segment = obj ? sk__object_segment_of(obj, c->jump) : NULL;
 	memcpy(p->old_insn, c->insn, size);
 	memcpy(p->new_insn, next, size);
 	out->patching = true;
@@ -229,7 +231,7 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 static bool to_far_form(const struct sk__call_change *ch)
 {
 	return ch->patching &&
-	       ch->patch.dest == ch->call->tramp + sk__arch_call_far;
+	       ch->patch.dest == ch->call->jump + sk__arch_call_far;
 }
 
 static void store_early(struct sk__call_change *v, size_t n)

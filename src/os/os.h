@@ -440,6 +440,18 @@ int sk__os_trap_install(void);
 int sk__os_trap_update_allowed(void);
 /* sk__os_trap_after_fork_child - forget what named the parent's threads. */
 void sk__os_trap_after_fork_child(void);
+/* sk__os_trap_can_push - a return address that @resume asks to push (an
+ * emulated call) would be accepted by the callee's `ret` in the calling
+ * thread: false where it has a shadow stack (x86 CET, which only `call`
+ * and the kernel write), or STATICKEYS_SHADOW_STACK=assume says to act
+ * as if it had.  Async-signal-safe. */
+bool sk__os_trap_can_push(void);
+/* sk__os_trap_hold_signals - from @hold true to @hold false, the calling
+ * thread runs no handler of an asynchronous signal (Linux: they are
+ * blocked, then its mask is put back; Windows: there are none).  Around a
+ * batch whose calls are not emulated (sk__os_trap_can_push): a handler
+ * that ran one of its sites on the updating thread would wait for itself. */
+void sk__os_trap_hold_signals(bool hold);
 /* sk__os_tracer_note - under a debugger, say once on stderr how to let
  * the runtime's traps through (called at each update; cheap when not
  * traced). */

@@ -63,6 +63,10 @@ static const struct {
 	[SK__SETTING_KEEP_SIGTRAP] = { "STATICKEYS_KEEP_SIGTRAP", { "1", "0" } },
 	[SK__SETTING_BLOCKED_SIGTRAP] = { "STATICKEYS_BLOCKED_SIGTRAP",
 					  { "refuse", "warn" } },
+	/* assume: act as if every thread had a shadow stack (x86 CET), on
+	 * a machine without: the tests' way onto that path. */
+	[SK__SETTING_SHADOW_STACK] = { "STATICKEYS_SHADOW_STACK",
+				       { "auto", "assume" } },
 };
 
 /* A bad value of the setting was named already (words: riscv64 has no

@@ -50,6 +50,7 @@ enum sk__setting {
 	SK__SETTING_SYNC,            /* membarrier (0), mprotect (1) */
 	SK__SETTING_KEEP_SIGTRAP,    /* 1 (0), 0 (1) */
 	SK__SETTING_BLOCKED_SIGTRAP, /* refuse (0), warn (1) */
+	SK__SETTING_SHADOW_STACK,    /* auto (0), assume (1) */
 	SK__SETTING_COUNT
 };
 /* sk__setting - the index of @which's value in its words, 0 being the

@@ -21,6 +21,10 @@ enum sk__counter {
 	SK__C_TRAPS_HANDLED,
 	SK__C_TRAPS_CHAINED,
 	SK__C_UPDATE_ERRORS,
+	/* Traps at a call site sent back to run the call again, not
+	 * emulated (a shadow stack: arch/x86_64/trap.c).  Not in struct
+	 * sk_stats (its size is part of the ABI): the tests read it. */
+	SK__C_CALLS_RERUN,
 	SK__C_COUNT
 };
 

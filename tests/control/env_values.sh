@@ -28,6 +28,7 @@ STATICKEYS_WRITER|bogus|procmem or mprotect|procmem|procmem mprotect
 STATICKEYS_SYNC|bogus|membarrier or mprotect|membarrier|membarrier mprotect
 STATICKEYS_KEEP_SIGTRAP|maybe|1 or 0|1|1 0
 STATICKEYS_BLOCKED_SIGTRAP|sometimes|refuse or warn|refuse|refuse warn
+STATICKEYS_SHADOW_STACK|never|auto or assume|auto|auto assume
 T
 
 # STATICKEYS_CONTROL: words mean the default address; a bare name is refused.

@@ -56,10 +56,25 @@ __attribute__((noinline)) static bool feature_on(void)
 #define TRAMP_RET0 5
 #define TRAMP_FAR 8
 #endif
+/* Where the trampoline's jump is: past its endbr64 where the program was
+ * built for IBT (x86-64, -fcf-protection: statickeys/static_call.h). */
+__attribute__((unused))
+static unsigned char *tramp_jump(const void *tramp)
+{
+	unsigned char *t = (unsigned char *)(uintptr_t)tramp;
+#if defined(__x86_64__)
+	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+
+	if (memcmp(t, endbr64, sizeof(endbr64)) == 0)
+		return t + sizeof(endbr64);
+#endif
+	return t;
+}
+
 __attribute__((unused))
 static bool tramp_jumps_to(const void *tramp, const void *to)
 {
-	const unsigned char *t = tramp;
+	const unsigned char *t = tramp_jump(tramp);
 #if defined(__aarch64__)
 	uint32_t b;
 
@@ -104,6 +119,15 @@ static void definitions(void)
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_adder, (const void *)add1),
 	      "registration made the trampoline a direct jump to add1");
+#if defined(__x86_64__) && defined(__CET__) && (__CET__ & 1)
+	CHECK(tramp_jump((const void *)&sk__sct_adder) !=
+		      (const void *)&sk__sct_adder,
+	      "built for IBT: the trampoline starts with endbr64");
+#elif defined(__x86_64__)
+	CHECK(tramp_jump((const void *)&sk__sct_adder) ==
+		      (const void *)&sk__sct_adder,
+	      "built without IBT: the trampoline starts with its jump");
+#endif
 #endif
 }
 
@@ -148,7 +172,7 @@ static void updates(void)
 	CHECK(sk_static_call(answer)() == 0, "0 again");
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_answer,
-			     (const unsigned char *)&sk__sct_answer + TRAMP_RET0),
+			     tramp_jump((const void *)&sk__sct_answer) + TRAMP_RET0),
 	      "RET0: the trampoline's own return of 0");
 #endif
 	CHECK(sk_static_call_update(adder, add1) == 0, "back");
@@ -197,7 +221,7 @@ static void far_target(void)
 	CHECK(call_adder(1) == 77, "far target reached: %d", call_adder(1));
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_adder,
-			     (const unsigned char *)&sk__sct_adder + TRAMP_FAR),
+			     tramp_jump((const void *)&sk__sct_adder) + TRAMP_FAR),
 	      "the far form: the trampoline's jump through its slot");
 #endif
 	CHECK(sk_static_call_update(adder, add2) == 0, "near again");
@@ -248,7 +272,7 @@ static void commit(void)
 static void foreign_breakpoint(void)
 {
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__linux__)
-	unsigned char *t = (unsigned char *)&sk__sct_adder, was = t[0];
+	unsigned char *t = tramp_jump((const void *)&sk__sct_adder), was = t[0];
 	unsigned char int3 = 0xcc;
 	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 

@@ -15,6 +15,12 @@
  * caller that meets one mid-update is resumed at a target with its return
  * address pushed (the emulated call); checked: call_route's call goes
  * straight to the target at the end, not to the trampoline.
+ *
+ * And once more so, with STATICKEYS_SHADOW_STACK=assume and the runtime's
+ * counters at hand (static_call_inline_torture_rerun_*, SK_TEST_RERUN):
+ * the path of a machine with shadow stacks, where a call is never
+ * emulated and a caller that meets a call site mid-update runs the call
+ * itself once the update is over; checked: that happened.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,6 +31,9 @@
 
 #include "../check.h"
 #include "call_site.h"
+#ifdef SK_TEST_RERUN
+#include "support/stats.h"
+#endif
 
 __attribute__((noinline)) static int one(int x) { return x + 1; }
 __attribute__((noinline)) static int two(int x) { return x + 2; }
@@ -125,6 +134,13 @@ int main(int argc, char **argv)
 	struct sk_stats st;
 	sk_stats_get(&st);
 	printf("%lu traps resumed\n", (unsigned long)st.traps_handled);
+#ifdef SK_TEST_RERUN
+	unsigned long long rerun = sk__counter(SK__C_CALLS_RERUN);
+	printf("%llu traps at a call site sent back to run the call again "
+	       "(not emulated)\n", rerun);
+	CHECK(rerun > 0, "no caller met a call site mid-update: the path of "
+	      "shadow stacks was not taken");
+#endif
 	if (getenv("SK_TEST_CALL_SITES")) {
 		/* The trampoline, then the three targets. */
 		const void *dest[4] = { (const void *)SK__SC_KEY(route).tramp,

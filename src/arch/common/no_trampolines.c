@@ -11,6 +11,11 @@
 
 const unsigned sk__arch_call_far = 0;
 
+uintptr_t sk__arch_call_jump(uintptr_t tramp)
+{
+	return tramp;
+}
+
 void **sk__arch_call_slot(uintptr_t tramp)
 {
 	(void)tramp;

@@ -54,3 +54,8 @@ const void *sk__arch_call_follow(const void *func)
 {
 	return func; /* no thunk form is decoded on these architectures */
 }
+
+uintptr_t sk__arch_call_jump(uintptr_t tramp)
+{
+	return tramp; /* the jump is the trampoline's first word */
+}

@@ -217,6 +217,19 @@ static int batch_whole(struct batch *b)
 	return r;
 }
 
+/* The batch has a call site that a trapped thread would not be resumed
+ * at by an emulated call (a shadow stack: trap.c), but sent back to run it
+ * once the batch is over.  A signal handler on this thread that ran such a
+ * site would wait for the batch it interrupted: the thread's signals are
+ * held until the batch ends (a handler then finds the site whole). */
+static bool calls_rerun(const struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->p[i].push)
+			return !sk__os_trap_can_push();
+	return false;
+}
+
 static int batch_run(struct batch *b, size_t *changed)
 {
 	unsigned size = sk__arch_site_size;
@@ -240,6 +253,9 @@ static int batch_run(struct batch *b, size_t *changed)
 		}
 		return r;
 	}
+	bool hold = calls_rerun(b);
+	if (hold)
+		sk__os_trap_hold_signals(true);
 	/* Step 1: every site traps from here on. */
 	image_trap_all(b);
 	r = write_and_sync(b);
@@ -266,7 +282,8 @@ static int batch_run(struct batch *b, size_t *changed)
 		if (batch_rollback(b) != 0) {
 			/* Some sites may still hold the trap byte.  Keep them
 			 * emulated for ever, along the old direction (the key
-			 * keeps its old state), rather than let threads die. */
+			 * keeps its old state), rather than let threads die
+			 * (but for call sites under a shadow stack: trap.c). */
 			for (size_t i = 0; i < b->n; i++)
 				b->p[i].dest = sk__arch_destination(
 					b->p[i].addr, b->p[i].new_insn);
@@ -279,6 +296,8 @@ static int batch_run(struct batch *b, size_t *changed)
 	if (sk__writer_end(b->runs, b->nruns) != 0 && end_syncs)
 		(void)sk__sync_cores(); /* the shootdown may not have happened */
 	sk__trap_retire();
+	if (hold)
+		sk__os_trap_hold_signals(false);
 	if (r == 0) {
 		sk__count_held(SK__C_BATCHES, 1);
 		sk__count_held(SK__C_SITES_WRITTEN, b->n);

@@ -18,6 +18,15 @@
  * within +-2 GiB of the trampoline is jumped to directly (no load, no
  * indirect branch); one beyond, through the slot.
  *
+ * An object built for IBT (-fcf-protection) gets the same 16 bytes after
+ * an endbr64, at a 32-byte boundary (indirect calls and jumps may land on
+ * a trampoline: the header says why).  The runtime knows a trampoline by
+ * its jump, and everything above counts from there; one runtime serves
+ * objects built either way (a C program built for IBT, a Rust crate not).
+ *
+ *   +0   f3 0f 1e fa     endbr64
+ *   +4   e9 rel32 ...    the 16 bytes above
+ *
  * i686 (this folder serves both x86 ABIs): the same jump and returns, and a
  * far form of its own (below).
  */
@@ -52,9 +61,18 @@ void **sk__arch_call_slot(uintptr_t tramp)
 	memcpy(&disp, t + 16, sizeof(disp));
 	return (void **)(tramp + 13 + (intptr_t)disp);
 }
+
+/* No endbr32 first: Linux gives 32-bit processes neither IBT nor shadow
+ * stacks, so the header assembles none. */
+uintptr_t sk__arch_call_jump(uintptr_t tramp)
+{
+	return tramp;
+}
 #else
 #define TRAMP_ALIGN 16u
 #define TRAMP_FAR 8
+#define ENDBR_LEN 4u
+#define ENDBR_ALIGN 32u
 const unsigned sk__arch_call_far = TRAMP_FAR;
 
 /* The bytes after the jump, with the far form's displacement left out. */
@@ -64,33 +82,60 @@ static bool tail_is_ours(const unsigned char *t)
 	       t[9] == 0x25 && t[14] == 'S' && t[15] == 'C';
 }
 
-void **sk__arch_call_slot(uintptr_t tramp)
+static bool is_endbr64(const unsigned char *t)
 {
-	const unsigned char *t = (const unsigned char *)tramp;
+	return t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa;
+}
+
+/* @jump is where a trampoline's jump would be: at a 16-byte boundary, or
+ * 4 bytes into a 32-byte one, after an endbr64.  Either way every byte
+ * read lies in one aligned block, on the trampoline's page, so a trap
+ * handler may read them for any address it is asked about. */
+static bool jump_is_ours(uintptr_t jump)
+{
+	const unsigned char *t = (const unsigned char *)jump;
+
+	if (!jump)
+		return false;
+	if (jump % TRAMP_ALIGN == 0)
+		return tail_is_ours(t);
+	return jump % ENDBR_ALIGN == ENDBR_LEN && is_endbr64(t - ENDBR_LEN) &&
+	       tail_is_ours(t);
+}
+
+void **sk__arch_call_slot(uintptr_t jump)
+{
 	int32_t rel;
 
-	/* Aligned: all 16 bytes are on the trampoline's page, so a trap
-	 * handler may read them for any address it is asked about. */
-	if (!tramp || tramp % TRAMP_ALIGN || !tail_is_ours(t))
+	if (!jump_is_ours(jump))
 		return NULL;
-	memcpy(&rel, t + 10, sizeof(rel));
-	return (void **)(tramp + 14 + (intptr_t)rel);
+	memcpy(&rel, (const void *)(jump + 10), sizeof(rel));
+	return (void **)(jump + 14 + (intptr_t)rel);
+}
+
+uintptr_t sk__arch_call_jump(uintptr_t tramp)
+{
+	if (tramp % ENDBR_ALIGN == 0 && tramp &&
+	    is_endbr64((const unsigned char *)tramp) &&
+	    jump_is_ours(tramp + ENDBR_LEN))
+		return tramp + ENDBR_LEN;
+	return tramp;
 }
 #endif
 
-void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
+void sk__arch_call_encode(uintptr_t jump, const void *func, bool ret0,
 			  unsigned char *out)
 {
-	uintptr_t to = (uintptr_t)func, next = tramp + 5;
+	uintptr_t to = (uintptr_t)func, next = jump + 5;
 	intptr_t dist = (intptr_t)(to - next);
 
 	if (ret0)
-		to = tramp + 5;
+		to = jump + 5;
 	else if (!func)
-		to = tramp + 7;
+		to = jump + 7;
 	else if (dist != (intptr_t)(int32_t)dist)
-		to = tramp + TRAMP_FAR; /* beyond rel32: the far form */
-	sk__arch_encode(tramp, to, true, out);
+		to = jump + TRAMP_FAR; /* beyond rel32: the far form */
+	sk__arch_encode(jump, to, true, out);
 }
 
 const void *sk__arch_call_follow(const void *func)
@@ -98,18 +143,25 @@ const void *sk__arch_call_follow(const void *func)
 #ifdef __i386__
 	return func;
 #else
-	const unsigned char *f = func;
+	const unsigned char *f = func, *jmp = func;
 	int32_t rel;
 
 	/* jmp *rel32(%rip): 6 bytes; the pointer it reads holds the target.
-	 * An ELF PLT entry whose symbol is not bound yet points back into
-	 * itself (the push after the jump): not followed. */
-	if (!f || f[0] != 0xff || f[1] != 0x25)
+	 * In a link of IBT objects a PLT entry (.plt.sec) starts with
+	 * endbr64, and older binutils give its jump a bnd prefix (f2). */
+	if (f && is_endbr64(f))
+		jmp = f[ENDBR_LEN] == 0xf2 ? f + ENDBR_LEN + 1 : f + ENDBR_LEN;
+	if (!f || jmp[0] != 0xff || jmp[1] != 0x25)
 		return func;
-	memcpy(&rel, f + 2, sizeof(rel));
-	const void *to = *(const void *const *)(f + 6 + (intptr_t)rel);
-	if ((const unsigned char *)to >= f &&
-	    (const unsigned char *)to < f + 16)
+	memcpy(&rel, jmp + 2, sizeof(rel));
+	const unsigned char *to =
+		*(const unsigned char *const *)(jmp + 6 + (intptr_t)rel);
+	/* A symbol not bound yet leads to the lazy-binding stub: back into
+	 * the entry itself (the push after the jump), or for an IBT entry to
+	 * its "endbr64; push $n" in .plt.  Not followed. */
+	if (to >= f && to < f + 16)
+		return func;
+	if (to && is_endbr64(to) && to[ENDBR_LEN] == 0x68)
 		return func;
 	return to ? to : func;
 #endif
@@ -122,7 +174,9 @@ const void *sk__arch_call_follow(const void *func)
  * where rel32 counts from).  An update rewrites rel32 alone, with the int3
  * protocol: its first byte is int3 meanwhile, and a thread that meets it
  * is resumed as if it had run the instruction, at the new target, its
- * return address pushed for a call (the kernel's int3_emulate_call).
+ * return address pushed for a call (the kernel's int3_emulate_call); under
+ * a shadow stack a call is not emulated but run again once the batch is
+ * over (trap.c says why).
  * i686 links keep their relocations' addends in the code (SHT_REL), which
  * os/elf/text_relocs.c does not read: none could be found there, so i686
  * does not look (no file read at start-up), and calls go through the

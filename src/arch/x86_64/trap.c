@@ -33,6 +33,23 @@
  * with its return address pushed: the OS half pushes what resolve says,
  * the kernel's int3_emulate_call.  Its late traps are found in the sorted
  * list of patched call sites (sk__trap_set_call_sites).
+ *
+ * Shadow stacks (x86 CET: Linux 6.6+, glibc 2.39+, a program whose every
+ * object was built with -fcf-protection): `call` pushes its return address
+ * on the ordinary stack and on the shadow stack, and `ret` faults unless
+ * both agree.  Only `call` and the kernel write the shadow stack (the
+ * kernel's uprobes emulate a call with shstk_push; user space has no such
+ * write, WRSS is off), so a return address pushed here would kill the
+ * thread at its target's `ret`.  Where the OS says a push would not be
+ * accepted (sk__os_trap_can_push), a thread trapped at a call site of the
+ * live batch is sent back to the int3 instead: it traps again, yielding
+ * its CPU to the updater, until the batch has written the site's new first
+ * byte, and then runs the new call itself, whose push both stacks get.
+ * int3_batch.c keeps the updating thread's own signal handlers out of such
+ * a batch, which they would wait on for ever.  A stuck call site (a failed
+ * rollback, which never completes) cannot be resumed at all: its trap is
+ * handed on.  Jumps push nothing (key sites, trampolines, tail calls): they
+ * are emulated under a shadow stack as anywhere.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +59,7 @@
 
 #include "arch/x86_64/x86_64.h"
 #include "support/mem.h"
+#include "support/stats.h"
 
 struct trap_batch {
 	const struct sk__patch *v;
@@ -145,15 +163,22 @@ static bool call_sites_have(uintptr_t addr)
 }
 
 /* One look: where to resume a thread that trapped at @addr, or 0 if not
- * ours (*@again: a batch may have been published meanwhile: look again). */
-static uintptr_t resolve_once(uintptr_t addr, uintptr_t *push, bool *again)
+ * ours (*@again: a batch may have been published meanwhile: look again;
+ * *@rerun: a call that is not emulated: the thread runs the int3 again). */
+static uintptr_t resolve_once(uintptr_t addr, uintptr_t *push, bool *again,
+			      bool *rerun)
 {
 	struct trap_batch *b = __atomic_load_n(&live_batch, __ATOMIC_SEQ_CST);
 	const struct sk__patch *p = b ? batch_find(b, addr) : NULL;
 	struct trap_batch *st = __atomic_load_n(&stuck, __ATOMIC_SEQ_CST);
+	bool live = p != NULL;
 
 	if (!p && st)
 		p = batch_find(st, addr);
+	if (p && p->push && !sk__os_trap_can_push()) {
+		*rerun = live; /* the shadow stack: see the top of the file */
+		return live ? addr : 0;
+	}
 	if (p) {
 		*push = p->push;
 		return p->dest;
@@ -176,15 +201,23 @@ static uintptr_t resolve_once(uintptr_t addr, uintptr_t *push, bool *again)
 uintptr_t sk__trap_resolve(uintptr_t addr, uintptr_t *push)
 {
 	uintptr_t resume = 0;
-	bool again = true;
+	bool again = true, rerun = false;
 
 	__atomic_fetch_add(&readers, 1, __ATOMIC_SEQ_CST);
 	for (int tries = 0; again && tries < 1000; tries++) {
 		again = false;
+		rerun = false;
 		*push = 0;
-		resume = resolve_once(addr, push, &again);
+		resume = resolve_once(addr, push, &again, &rerun);
 	}
 	__atomic_fetch_sub(&readers, 1, __ATOMIC_SEQ_CST);
+	if (rerun) {
+		sk__count(SK__C_CALLS_RERUN, 1);
+		/* Outside the reader count, which the batch's end waits on:
+		 * the updater's turn, as this thread would only trap again. */
+		if (*(volatile unsigned char *)addr == sk__arch_trap_byte)
+			sched_yield();
+	}
 	return resume;
 }
 

@@ -11,18 +11,26 @@
  * context into the address of the trap instruction, asks the
  * architecture's resume function (given at sk__os_trap_init) where the
  * thread goes on, and sets the context's instruction pointer.
+ *
+ * It also tells the architecture whether a thread has a shadow stack (x86
+ * CET, Linux 6.6+: arch_prctl(ARCH_SHSTK_STATUS)), on which no return
+ * address can be pushed for it, and holds the updating thread's signals
+ * while a batch whose calls are not emulated runs (arch/x86_64/trap.c).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "os/linux/sigmask.h"
 #include "os/linux/sigmask_probe.h"
 #include "os/linux/threads_check.h"
 #include "os/os.h"
 #include "support/inject.h"
+#include "support/settings.h"
 #include "support/stats.h"
 
 static struct sigaction chained; /* what was installed before us */
@@ -191,10 +199,69 @@ static void sigmask_setup(void)
 	sk__threads_check_lookup();
 }
 
+/* STATICKEYS_SHADOW_STACK=assume: act as if every thread had a shadow
+ * stack (the tests take the path of CET machines on any machine).  Read at
+ * start-up, never in the handler. */
+static bool assume_shadow_stack;
+
 void sk__os_trap_init(sk__trap_resume_fn resume)
 {
+	assume_shadow_stack = sk__setting(SK__SETTING_SHADOW_STACK) == 1;
 	__atomic_store_n(&resume_at, resume, __ATOMIC_RELEASE);
 	sigmask_setup();
+}
+
+/* <asm/prctl.h> of Linux 6.6, which older headers lack. */
+#define ARCH_SHSTK_STATUS 0x5005
+#define ARCH_SHSTK_SHSTK (1UL << 0)
+
+/* Asked of the kernel at each call-site trap, for the thread that trapped
+ * (a system call beside a signal delivery; glibc enables shadow stacks
+ * for the whole process at start-up, but a thread may turn its own off).
+ * EINVAL: a kernel without user shadow stacks.  Any other failure (a
+ * seccomp filter) is taken as "yes": running the call again is right
+ * with or without one. */
+static bool has_shadow_stack(void)
+{
+#if defined(__x86_64__)
+	unsigned long features = 0;
+	int saved = errno;
+	long r = syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features);
+	bool unknown = r != 0 && errno != EINVAL;
+
+	errno = saved;
+	return unknown || (r == 0 && (features & ARCH_SHSTK_SHSTK));
+#else
+	return false; /* Linux has user shadow stacks for 64-bit code only */
+#endif
+}
+
+bool sk__os_trap_can_push(void)
+{
+	return !assume_shadow_stack && !has_shadow_stack();
+}
+
+/* The updating thread's mask while its signals are held: one batch at a
+ * time, under the patch lock. */
+static sigset_t held_mask;
+
+void sk__os_trap_hold_signals(bool hold)
+{
+	if (!hold) {
+		pthread_sigmask(SIG_SETMASK, &held_mask, NULL);
+		return;
+	}
+	/* Signals the batch itself could raise stay open: blocked, they
+	 * would kill the process instead of reaching a handler. */
+	sigset_t all;
+	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGILL);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGSYS); /* a seccomp filter's answer */
+	pthread_sigmask(SIG_BLOCK, &all, &held_mask);
 }
 
 void sk__os_trap_before_lock(void)

@@ -108,6 +108,21 @@ void sk__os_trap_after_fork_child(void)
 {
 }
 
+/* No call site is patched on Windows (set_pc), so no push is asked; were
+ * one, a process with hardware-enforced stack protection (CET shadow
+ * stacks, /CETCOMPAT) would not accept it: the safe answer is no. */
+bool sk__os_trap_can_push(void)
+{
+	return false;
+}
+
+/* Nothing interrupts a thread to run a handler of its own on Windows
+ * (an APC only runs in an alertable wait, which a batch never makes). */
+void sk__os_trap_hold_signals(bool hold)
+{
+	(void)hold;
+}
+
 void sk__os_tracer_note(void)
 {
 	static int said;

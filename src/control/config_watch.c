@@ -30,7 +30,10 @@
  * after WRITE_WAIT_MS without a write: a program writing in place empties
  * the file first, and may stall before it writes the rest (`curl URL >
  * keys.conf`); read meanwhile, the empty or half file would be applied as
- * a version, and the whole one after it compared with that.
+ * a version, and the whole one after it compared with that.  For the same
+ * reason a version is applied only from files still for STILL_MS when read
+ * (still(), below), and a file whose size or times changed while it was
+ * read is read again.
  *
  * A version with a bad line applies nothing: one message names the file,
  * the line and the reason, and the keys keep the last good state.  A file
@@ -52,10 +55,12 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control/control.h"
@@ -67,6 +72,7 @@
 #define SETTLE_MS 10
 #define BURST_MS 50
 #define WRITE_WAIT_MS 1000
+#define STILL_MS 40
 #define MAX_FILE_BYTES (1 << 20)
 
 static struct {
@@ -80,6 +86,9 @@ static struct {
 	bool writing;          /* a file read from is written in place... */
 	bool written;          /* ...or was, since this was last cleared */
 	uint64_t write_ns;     /* ...and was last written then */
+	int64_t changed_ns;    /* the newest change time of the files read */
+	int64_t deferred_ns;   /* the change time a read was put off for */
+	uint64_t still_at_ns;  /* read again then (sk__now_ns), or 0 */
 	bool is_dir;           /* the path is a directory (add_watches) */
 	char target[NAME_MAX + 1]; /* what the path points to (add_watches) */
 	void (*next_hook)(struct sk__object *obj);
@@ -123,14 +132,26 @@ static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
 	}
 	char *text = malloc((size_t)st.st_size + 1);
 	ssize_t n = text ? read(fd, text, (size_t)st.st_size + 1) : -1;
+	struct stat after;
+	/* Changed while it was read (its size or times): read it again. */
+	bool changed = fstat(fd, &after) != 0 || after.st_size != st.st_size ||
+		       after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+		       after.st_mtim.tv_nsec != st.st_mtim.tv_nsec ||
+		       after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+		       after.st_ctim.tv_nsec != st.st_ctim.tv_nsec;
 	close(fd);
-	int r = n < 0 ? -EIO : 0;
+	int64_t ctime_ns = (int64_t)after.st_ctim.tv_sec * 1000000000 +
+			   after.st_ctim.tv_nsec;
+	if (ctime_ns > w.changed_ns)
+		w.changed_ns = ctime_ns;
+	int r = n < 0 ? -EIO : changed ? -EAGAIN : 0;
 	if (r == 0) {
 		*hash = fnv1a(fnv1a(*hash, file, strlen(file) + 1), text,
 			      (size_t)n);
 		r = sk__conf_parse(conf, file, text, (size_t)n, err, errlen);
 	} else {
-		snprintf(err, errlen, "%s: could not be read", file);
+		snprintf(err, errlen, "%s: %s", file, r == -EAGAIN
+			 ? "changed while it was read" : "could not be read");
 	}
 	free(text);
 	return r;
@@ -186,6 +207,7 @@ static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
 
 	memset(conf, 0, offsetof(struct sk__conf, v));
 	*hash = 0xcbf29ce484222325ull;
+	w.changed_ns = INT64_MIN;
 	if (stat(w.path, &st) != 0)
 		return os_error(w.path, err, errlen);
 	if (S_ISDIR(st.st_mode))
@@ -396,6 +418,39 @@ int sk__config_unmatched(const char **path, struct sk__conf **out)
 
 static bool drain(void);
 
+/*
+ * A version is applied only from files that had been still for STILL_MS
+ * when they were read (their change time), else read again once they
+ * have.  The events of a change reach the watcher after the change itself
+ * (the kernel queues them at the end of the system call that truncated or
+ * wrote the file): a reader that runs in between reads an emptied or half
+ * written file and finds no event yet.  A change time not older than the
+ * read (the clock set back) is waited for once.  Return: true to apply.
+ */
+static bool still(int r)
+{
+	struct timespec now;
+	int64_t age = INT64_MAX;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    w.changed_ns != INT64_MIN)
+		age = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
+		      w.changed_ns;
+	bool waited = w.deferred_ns == w.changed_ns;
+	if (r != -EAGAIN && (age >= STILL_MS * 1000000ll || waited)) {
+		w.deferred_ns = INT64_MIN;
+		return true;
+	}
+	w.deferred_ns = w.changed_ns;
+	w.pending = true;
+	w.still_at_ns = sk__now_ns() +
+			(uint64_t)(age >= 0 && age < STILL_MS * 1000000ll
+					   ? STILL_MS * 1000000ll - age
+					   : STILL_MS * 1000000ll) +
+			1000000u;
+	return false;
+}
+
 /* Read the file again and apply it if it changed. */
 static void reload(void)
 {
@@ -428,6 +483,10 @@ static void reload(void)
 		w.hash = 0;
 	}
 	if (r == -ENOENT || hash == w.hash) {
+		free(conf);
+		return;
+	}
+	if (!still(r)) {
 		free(conf);
 		return;
 	}
@@ -523,11 +582,13 @@ static void settle(void)
  * created later is watched at that pace). */
 static int wait_ms(void)
 {
-	uint64_t waited = (sk__now_ns() - w.write_ns) / 1000000u;
+	uint64_t now = sk__now_ns(), waited = (now - w.write_ns) / 1000000u;
 
 	if (w.writing)
 		return waited < WRITE_WAIT_MS ? (int)(WRITE_WAIT_MS - waited)
 					      : 0;
+	if (w.still_at_ns > now)
+		return (int)((w.still_at_ns - now) / 1000000u) + 1;
 	return w.pending ? 0 : 1000;
 }
 
@@ -544,6 +605,8 @@ static void *follow(void *arg)
 		if (w.writing && wait_ms() > 0)
 			continue; /* not closed yet */
 		w.writing = false; /* or a writer quiet for WRITE_WAIT_MS */
+		if (w.still_at_ns > sk__now_ns())
+			continue; /* changed a moment ago (still()) */
 		if (!w.pending && !w.missing)
 			continue;
 		w.pending = false;
@@ -561,7 +624,11 @@ static void read_first(void)
 
 	if (!conf)
 		return;
-	int r = read_in_place(conf, &w.hash, err, sizeof(err));
+	int r = -EAGAIN;
+	/* A file changed while it was read is read again (a few times: the
+	 * program starts now, and a writer in place soon closes the file). */
+	for (int i = 0; i < 5 && r == -EAGAIN; i++)
+		r = read_in_place(conf, &w.hash, err, sizeof(err));
 	if (r == 0) {
 		w.conf = conf;
 		return;

@@ -76,13 +76,27 @@ void print_changed(const struct json *reply)
 		       on_off(json_bool(c, "enabled", false)));
 }
 
+/* A static call's call sites: "DIRECT TRAMP WHY".  Where the defining
+ * object's relocations were not read, its calls of the trampoline were
+ * not counted: "?". */
+static void print_sites(const struct json *sites)
+{
+	const char *why = json_str(sites, "why", "unknown");
+	char tramp[32] = "?";
+
+	if (!strcmp(why, "found"))
+		snprintf(tramp, sizeof(tramp), "%.0f",
+			 json_num(sites, "trampoline", 0));
+	printf("%6.0f %6s %-12s ", json_num(sites, "direct", 0), tramp, why);
+}
+
 void print_calls(const struct json *reply)
 {
 	const struct json *calls = json_get(reply, "calls");
 	int w = name_width(calls);
 
-	printf("%-*s  %-28s %-12s %s\n", w, "NAME", "TARGET", "LABEL",
-	       "TARGETS");
+	printf("%-*s  %-28s %-12s %6s %6s %-12s %s\n", w, "NAME", "TARGET",
+	       "LABEL", "DIRECT", "TRAMP", "WHY", "TARGETS");
 	for (const struct json *c = calls ? calls->child : NULL; c;
 	     c = c->next) {
 		const struct json *t = json_get(c, "targets");
@@ -90,6 +104,7 @@ void print_calls(const struct json *reply)
 		printf("%-*s  %-28s %-12s ", w, json_str(c, "name", "?"),
 		       target ? target : json_str(c, "address", "(none)"),
 		       json_str(c, "label", "-"));
+		print_sites(json_get(c, "sites"));
 		int n = 0;
 		for (t = t ? t->child : NULL; t; t = t->next)
 			printf("%s%s", n++ ? "," : "",

@@ -98,6 +98,57 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
 			   const struct sk_static_call_change *calls,
 			   size_t ncalls);
 
+/**
+ * enum sk_call_sites_why - what the runtime found of a static call's call
+ * sites (the calls of its trampoline that updates re-point at the target
+ * itself, so that a call costs one direct call): see docs/static-calls.md.
+ * @SK_CALL_SITES_FOUND: the defining object's file kept the relocations of
+ *	its code (linked with -Wl,--emit-relocs): every call of the
+ *	trampoline from that object was found and is counted.
+ * @SK_CALL_SITES_NO_RELOCS: linked without -Wl,--emit-relocs: its calls go
+ *	through the trampoline (a call and a jump), and are not counted.
+ * @SK_CALL_SITES_STRIPPED: the file has no symbol table (strip --strip-all
+ *	removes the relocations with it): as NO_RELOCS.
+ * @SK_CALL_SITES_UNREADABLE: the object's file could not be read (gone,
+ *	replaced on disk, over 8192 call sites), or keeps no relocations in a
+ *	form the runtime reads (PE, Mach-O): as NO_RELOCS.
+ * @SK_CALL_SITES_NOT_PATCHED: this build rewrites no call sites (the
+ *	pointer form, the portable backend, or an architecture without
+ *	trampolines' call sites: everywhere but x86-64 ELF).
+ * Calls from another object go through its PLT or GOT to the trampoline,
+ * whatever the reason says; they are never counted.
+ */
+enum sk_call_sites_why {
+	SK_CALL_SITES_FOUND = 0,
+	SK_CALL_SITES_NO_RELOCS = 1,
+	SK_CALL_SITES_STRIPPED = 2,
+	SK_CALL_SITES_UNREADABLE = 3,
+	SK_CALL_SITES_NOT_PATCHED = 4,
+};
+
+/** struct sk_static_call_sites - a static call's call sites, as found. */
+struct sk_static_call_sites {
+	unsigned long direct;     /* direct calls and tail jumps re-pointed
+				   * at each target (the trampoline's own
+				   * work done at the call site) */
+	unsigned long trampoline; /* calls found that still go through the
+				   * trampoline: through the GOT, where the
+				   * process had threads when the object
+				   * registered (Rust's calls) */
+	int why;                  /* enum sk_call_sites_why */
+};
+
+/**
+ * sk_static_call_sites_of() - how many of the static call @key's call sites
+ * are direct and how many go through its trampoline, and why
+ * (sk_static_call_sites(name, out) names it; `skctl calls` shows the same).
+ * Return: 0; -EINVAL for a descriptor SK_DEFINE_STATIC_CALL did not make;
+ * -ENOENT if it never registered (its object has not run its constructor);
+ * as sk_key_enable() when the patch lock cannot be taken.
+ */
+SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
+				   struct sk_static_call_sites *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -549,6 +600,11 @@ sk__static_call_load_cond(const struct sk_static_call_key *k)
 #define sk_static_call_query(name)                                           \
 	SK__TO_FN(__typeof__(&SK__SC_TRAMP(name)),                            \
 		  sk__static_call_load(SK__SC_KEYREF(name)))
+
+/** sk_static_call_sites(name, out) - sk_static_call_sites_of() for static
+ * call @name. */
+#define sk_static_call_sites(name, out)                                      \
+	sk_static_call_sites_of(SK__SC_KEYREF(name), (out))
 
 /*
  * SK__SC_CHECKED(name, f) - @f as void *, if it is a function of the static

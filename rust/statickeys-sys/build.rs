@@ -259,7 +259,7 @@ fn build_bundled(root: &Path) {
         .include(&include)
         // The private headers by #include "..." only, as src/CMakeLists.txt
         // (SK_PRIVATE_HEADERS): <core/core.h> does not compile.
-        .flag(&format!("-iquote{}", src.display()))
+        .flag(format!("-iquote{}", src.display()))
         .define("SK_BUILDING_LIBRARY", None)
         .define("_GNU_SOURCE", None)
         .define("_FILE_OFFSET_BITS", "64") // as src/CMakeLists.txt: i686 code lives above 2 GiB

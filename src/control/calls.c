@@ -6,7 +6,9 @@
  * when the program named it with SK_STATIC_CALL_TARGET) and the labels it
  * may be switched to; `call NAME=LABEL` switches it, only to a target the
  * program named for it, and the audit records the switch (from which label
- * to which, by whom).
+ * to which, by whom).  Each also says how many of its call sites are
+ * direct calls and how many go through the trampoline, and why
+ * (sk_static_call_sites_of()).
  *
  * A target's symbol is read from its object's file (os/os.h,
  * sk__os_symbol_of), which needs the object's path and load address
@@ -36,7 +38,24 @@ struct call_row {
 	char path[512];                 /* the target's object */
 	uintptr_t bias;
 	char symbol[128];               /* "" if unknown */
+	struct sk_static_call_sites sites;
 };
+
+/* enum sk_call_sites_why as the word `calls` shows. */
+static const char *why_word(int why)
+{
+	static const char *const words[] = {
+		[SK_CALL_SITES_FOUND] = "found",
+		[SK_CALL_SITES_NO_RELOCS] = "no_relocs",
+		[SK_CALL_SITES_STRIPPED] = "stripped",
+		[SK_CALL_SITES_UNREADABLE] = "unreadable",
+		[SK_CALL_SITES_NOT_PATCHED] = "not_patched",
+	};
+
+	return why >= 0 && why < (int)(sizeof(words) / sizeof(words[0]))
+		       ? words[why]
+		       : "unknown";
+}
 
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -65,6 +84,7 @@ static size_t collect(struct call_row **out)
 		copy_str(r->name, sizeof(r->name), k->name);
 		r->key = k;
 		r->func = __atomic_load_n(&k->func, __ATOMIC_RELAXED);
+		(void)sk__calls_sites_locked(k, &r->sites);
 		for (const struct sk_static_call_target *t =
 			     sk__calls_targets_locked();
 		     t; t = t->next) {
@@ -189,7 +209,10 @@ void sk__control_calls_list(struct sk__json *j)
 				sk__json_raw(j, ",");
 			sk__json_str(j, v[i].labels[t], strlen(v[i].labels[t]));
 		}
-		sk__json_raw(j, "]}");
+		sk__json_printf(j, "],\"sites\":{\"direct\":%lu,"
+				"\"trampoline\":%lu,\"why\":\"%s\"}}",
+				v[i].sites.direct, v[i].sites.trampoline,
+				why_word(v[i].sites.why));
 	}
 	sk__json_raw(j, "]}\n");
 	free(v);

@@ -41,6 +41,10 @@ struct scanned {
 	struct sk__call_site *v; /* .addr, and .insn: the call as found */
 	uintptr_t *tramp;        /* each one's trampoline */
 	size_t n;
+	uintptr_t *through;      /* the trampolines of calls found that stay
+				  * calls through the GOT (make_direct) */
+	size_t nthrough;
+	int why;                 /* SK_CALL_SITES_*: what the file kept */
 };
 
 static struct scanned *scanned; /* under the patch lock */
@@ -113,10 +117,28 @@ static int field_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What @kept and the scan's result @n say of the object's calls. */
+static int why_of(enum sk__os_relocs kept, long n)
+{
+	if (n < 0)
+		return SK_CALL_SITES_UNREADABLE; /* or more than MAX_SITES */
+	switch (kept) {
+	case SK__RELOCS_KEPT:
+		return SK_CALL_SITES_FOUND;
+	case SK__RELOCS_NONE:
+		return SK_CALL_SITES_NO_RELOCS;
+	case SK__RELOCS_STRIPPED:
+		return SK_CALL_SITES_STRIPPED;
+	default:
+		return SK_CALL_SITES_UNREADABLE;
+	}
+}
+
 static struct scanned *scan(const struct sk__image *img)
 {
 	uint64_t *fields = sk__mem_alloc(MAX_SITES * sizeof(*fields));
 	struct scanned *s = sk__mem_alloc(sizeof(*s));
+	enum sk__os_relocs kept = SK__RELOCS_UNREADABLE;
 	long n = -ENOMEM;
 
 	if (fields && s) {
@@ -127,7 +149,7 @@ static struct scanned *scan(const struct sk__image *img)
 		n = sk__os_text_relocs(img->path, sk__os_in_program((void *)img->lo),
 				       img->bias, "sk__sct_",
 				       sk__arch_call_site_before, want,
-				       (void *)img, fields, MAX_SITES);
+				       (void *)img, fields, MAX_SITES, &kept);
 		sk__fdslot_return();
 	}
 	if (n == -ENOMEM || !s) {
@@ -135,26 +157,33 @@ static struct scanned *scan(const struct sk__image *img)
 		sk__mem_free(s);
 		return NULL;
 	}
+	memset(s, 0, sizeof(*s));
+	s->lo = img->lo;
+	s->hi = img->hi;
+	s->why = why_of(kept, n);
 	/* A file that cannot be read (gone, or more sites than we take):
 	 * none, and it is not read again for the object's other calls. */
 	if (n < 0)
 		n = 0;
 	sk__sort(fields, (size_t)n, sizeof(*fields), field_cmp);
-	memset(s, 0, sizeof(*s));
-	s->lo = img->lo;
-	s->hi = img->hi;
 	s->v = n ? sk__mem_alloc((size_t)n * sizeof(*s->v)) : NULL;
 	s->tramp = n ? sk__mem_alloc((size_t)n * sizeof(*s->tramp)) : NULL;
-	if (n && (!s->v || !s->tramp))
+	s->through = n ? sk__mem_alloc((size_t)n * sizeof(*s->through)) : NULL;
+	if (n && (!s->v || !s->tramp || !s->through)) {
 		n = 0;
+		s->why = SK_CALL_SITES_UNREADABLE;
+	}
 	bool made_direct = false;
 	for (long i = 0; i < n; i++) {
 		uintptr_t site, dest, field = (uintptr_t)fields[i];
 		/* Read again: want() said yes to this field a moment ago,
 		 * a direct call's or one through the GOT. */
 		if (!sk__arch_call_site(field, &site, &dest)) {
-			if (!make_direct(field))
+			if (!make_direct(field)) {
+				if (sk__arch_call_site_got(field, &dest))
+					s->through[s->nthrough++] = dest;
 				continue;
+			}
 			made_direct = true;
 			if (!sk__arch_call_site(field, &site, &dest))
 				continue;
@@ -172,14 +201,20 @@ static struct scanned *scan(const struct sk__image *img)
 }
 
 int sk__call_sites_find_locked(uintptr_t tramp, const struct sk__image *img,
-			       struct sk__call_site **out, size_t *nout)
+			       struct sk__call_site **out, size_t *nout,
+			       size_t *through, int *why)
 {
 	struct scanned *s = scanned;
 
 	*out = NULL;
 	*nout = 0;
-	if (!sk__arch_call_site_before || img->hi <= img->lo)
+	*through = 0;
+	*why = SK_CALL_SITES_NOT_PATCHED;
+	if (!sk__arch_call_site_before)
 		return 0;
+	*why = SK_CALL_SITES_UNREADABLE;
+	if (img->hi <= img->lo)
+		return 0; /* the loader did not say which object holds it */
 	while (s && !(tramp >= s->lo && tramp < s->hi))
 		s = s->next;
 	if (!s) {
@@ -189,6 +224,9 @@ int sk__call_sites_find_locked(uintptr_t tramp, const struct sk__image *img,
 		s->next = scanned;
 		scanned = s;
 	}
+	*why = s->why;
+	for (size_t i = 0; i < s->nthrough; i++)
+		*through += s->through[i] == tramp;
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++)
 		n += s->tramp[i] == tramp;
@@ -213,6 +251,7 @@ void sk__call_sites_forget_locked(uintptr_t lo, uintptr_t hi)
 			*pp = s->next;
 			sk__mem_free(s->v);
 			sk__mem_free(s->tramp);
+			sk__mem_free(s->through);
 			sk__mem_free(s);
 		} else {
 			pp = &s->next;

@@ -283,9 +283,12 @@ struct sk__call_site {
 /* sk__call_sites_find_locked - the call sites of the trampoline @tramp in
  * the object @img that holds it, read from its file the first time one of
  * its trampolines is asked about: *@out (malloc'd; NULL when none) and
- * *@n.  Return: 0 or -ENOMEM (none then). */
+ * *@n; *@through, the calls found that keep calling the trampoline (through
+ * the GOT, where they could not be made direct); *@why, what the file
+ * kept (SK_CALL_SITES_*, skctl calls).  Return: 0 or -ENOMEM (none then). */
 int sk__call_sites_find_locked(uintptr_t tramp, const struct sk__image *img,
-			       struct sk__call_site **out, size_t *n);
+			       struct sk__call_site **out, size_t *n,
+			       size_t *through, int *why);
 /* sk__call_sites_forget_locked - the object at [@lo, @hi) is unloading. */
 void sk__call_sites_forget_locked(uintptr_t lo, uintptr_t hi);
 
@@ -299,6 +302,9 @@ const struct sk_static_call_target *sk__calls_targets_locked(void);
 int sk__calls_find_locked(const char *name, size_t len,
 			  struct sk_static_call_key **out);
 int sk__calls_update_locked(struct sk_static_call_key *key, void *func);
+/* sk__calls_sites_locked - sk_static_call_sites_of(), the lock held. */
+int sk__calls_sites_locked(const struct sk_static_call_key *key,
+			   struct sk_static_call_sites *out);
 
 /* sk__batch_limit - at most this many sites per batch (0: unlimited); the
  * benchmark's "one site at a time" mode sets 1 (config.c). */

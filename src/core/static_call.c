@@ -47,6 +47,8 @@ struct sk__call {
 	unsigned char insn[SK__SITE_MAX]; /* the jump as last written/found */
 	struct sk__call_site *sites; /* its calls re-pointed (call_sites.c) */
 	size_t nsites;
+	size_t nthrough; /* calls found that keep calling the trampoline */
+	int why;         /* SK_CALL_SITES_*: what was found (skctl calls) */
 };
 
 /* Every static call the runtime has seen; under the patch lock. */
@@ -83,6 +85,7 @@ static struct sk__call *find_or_add(struct sk_static_call_key *k)
 		return NULL;
 	memset(c, 0, sizeof(*c));
 	c->key = k;
+	c->why = SK_CALL_SITES_NOT_PATCHED; /* until registration looks */
 	c->tramp = (uintptr_t)k->tramp;
 	if (c->tramp && sk__arch_site_size) {
 		c->jump = sk__arch_call_jump(c->tramp);
@@ -446,8 +449,8 @@ void sk__calls_register(struct sk_static_call_key *key)
 		return; /* the far form stays: correct, one load slower */
 	struct sk__call *c = find_or_add(key);
 	if (c && c->slot && !c->sites &&
-	    sk__call_sites_find_locked(c->tramp, &img, &c->sites,
-				       &c->nsites) == 0 &&
+	    sk__call_sites_find_locked(c->tramp, &img, &c->sites, &c->nsites,
+				       &c->nthrough, &c->why) == 0 &&
 	    c->nsites)
 		add_call_sites(c);
 	if (c && c->slot) {
@@ -584,6 +587,33 @@ int sk__calls_find_locked(const char *name, size_t len,
 		*out = c->key;
 	}
 	return *out ? 0 : -ENOENT;
+}
+
+SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
+				   struct sk_static_call_sites *out)
+{
+	if (!out || !key_valid(key))
+		return -EINVAL;
+	int r = sk__lock();
+	if (r)
+		return r;
+	r = sk__calls_sites_locked(key, out);
+	sk__unlock();
+	return r;
+}
+
+int sk__calls_sites_locked(const struct sk_static_call_key *key,
+			   struct sk_static_call_sites *out)
+{
+	const struct sk__call *c = find(key);
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return -ENOENT;
+	out->direct = c->nsites;
+	out->trampoline = c->nthrough;
+	out->why = c->why;
+	return 0;
 }
 
 int sk__calls_update_locked(struct sk_static_call_key *key, void *func)

@@ -353,13 +353,22 @@ typedef bool sk__os_reloc_want(void *ctx, uintptr_t field, unsigned type,
  * loaded addresses of the fields it takes into @out (at most @max), each
  * confirmed: the file holds the loaded bytes from @before bytes before the
  * field to its end.  Read from the file (in the library's one place for
- * files: the caller lends it).  Return: how many, 0 where the link kept
- * none or the format has none to keep (elf/text_relocs.c; macho/ and pe/:
- * 0), or -errno (-E2BIG: more than @max). */
+ * files: the caller lends it).  *@kept says what the file keeps (a
+ * static call's call sites say why they were not found: skctl calls).
+ * Return: how many, 0 where the link kept none or the format has none to
+ * keep (elf/text_relocs.c; macho/ and pe/: 0, SK__RELOCS_UNREADABLE), or
+ * -errno (-E2BIG: more than @max). */
+enum sk__os_relocs {
+	SK__RELOCS_KEPT,       /* read */
+	SK__RELOCS_NONE,       /* the link kept none (no --emit-relocs) */
+	SK__RELOCS_STRIPPED,   /* no symbol table (strip removed both) */
+	SK__RELOCS_UNREADABLE, /* the file could not be read, or keeps them
+				* in a form not read (SHT_REL, PE, Mach-O) */
+};
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 			const char *prefix, unsigned before,
 			sk__os_reloc_want *want, void *ctx,
-			uint64_t *out, size_t max);
+			uint64_t *out, size_t max, enum sk__os_relocs *kept);
 
 /* ---- [OS] <os>/dgram.c: Unix datagram sockets (the control plane) -------- */
 

@@ -9,9 +9,11 @@
 # changes nothing.  Then a second demo started through $PATH from another
 # directory (its argv[0] a bare name): `skctl calls` still names its
 # target's symbol (read from the program's file, not from argv[0]).
+# SITES says what `calls` must say of the greeting's call sites: "found"
+# (direct calls, the demo linked with -Wl,--emit-relocs) or "not_patched".
 # Waits are "until it shows, or give up after 60 s".
 set -u
-demo=$1 skctl=$2
+demo=$1 skctl=$2 sites=$3
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$tmp"; }
@@ -32,6 +34,17 @@ check "calls shows greeting_text, its target's symbol and label" \
 check "calls shows the labels it may take" grep -Eq '(english,french|french,english)$' <<<"$calls"
 json=$("$skctl" -s "$sock" --json calls)
 check "calls --json names the target" grep -q '"name":"greeting_text","target":"hello_english"' <<<"$json"
+if [ "$sites" = found ]; then
+	check "calls --json counts the greeting's direct call site" \
+		grep -Eq '"sites":\{"direct":[1-9][0-9]*,"trampoline":0,"why":"found"\}' <<<"$json"
+	check "calls shows it: DIRECT >= 1, TRAMP 0, WHY found" \
+		grep -Eq '^greeting_text +hello_english +english +[1-9][0-9]* +0 +found +' <<<"$calls"
+else
+	check "calls --json: no call site rewritten here" \
+		grep -q '"sites":{"direct":0,"trampoline":0,"why":"not_patched"}' <<<"$json"
+	check "calls shows it: DIRECT 0, TRAMP ?, WHY not_patched" \
+		grep -Eq '^greeting_text +hello_english +english +0 +\? +not_patched +' <<<"$calls"
+fi
 
 check "call greeting_text=french" "$skctl" -s "$sock" call greeting_text=french
 check "demo greets in French" wait_tick "$tmp/out" 'Bonjour, le monde$'

@@ -307,6 +307,40 @@ static void misuse(void)
 	struct sk_static_call_change bad[] = { { &bogus, (void *)add1 } };
 	CHECK(sk_commit_calls(NULL, 0, bad, 1) == -EINVAL, "commit: -EINVAL");
 	CHECK(call_adder(1) == 4, "nothing changed");
+	struct sk_static_call_sites s;
+	CHECK(sk_static_call_sites_of(&bogus, &s) == -EINVAL &&
+		      sk_static_call_sites_of(NULL, &s) == -EINVAL &&
+		      sk_static_call_sites(adder, NULL) == -EINVAL,
+	      "call sites of a bogus descriptor, or into NULL: -EINVAL");
+}
+
+/* What the runtime says of the call sites: direct ones where the program
+ * was linked with -Wl,--emit-relocs (SK_TEST_EMIT_RELOCS), none and why
+ * otherwise (skctl calls shows the same). */
+static void call_sites(void)
+{
+	struct sk_static_call_sites s;
+	int want;
+
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK_TEST_EMIT_RELOCS)
+	want = SK_CALL_SITES_FOUND;
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES
+	want = SK_CALL_SITES_NO_RELOCS;
+#else
+	want = SK_CALL_SITES_NOT_PATCHED;
+#endif
+	CHECK(sk_static_call_sites(adder, &s) == 0, "adder's call sites");
+	printf("adder: %lu direct, %lu through the trampoline, why %d\n",
+	       s.direct, s.trampoline, s.why);
+	CHECK(s.why == want, "why %d, want %d", s.why, want);
+	if (want == SK_CALL_SITES_FOUND)
+		CHECK(s.direct >= 1 && s.trampoline == 0, "call_adder's call "
+		      "is direct: %lu direct, %lu not", s.direct, s.trampoline);
+	else
+		CHECK(s.direct == 0 && s.trampoline == 0, "none counted: %lu, "
+		      "%lu", s.direct, s.trampoline);
+	CHECK(sk_static_call_sites(hook, &s) == 0 && s.why == want,
+	      "the _NULL one's too: why %d", s.why);
 }
 
 int main(int argc, char **argv)
@@ -315,7 +349,7 @@ int main(int argc, char **argv)
 		{ "definitions", definitions }, { "updates", updates },
 		{ "far_target", far_target },   { "commit", commit },
 		{ "foreign_breakpoint", foreign_breakpoint },
-		{ "misuse", misuse },
+		{ "misuse", misuse },           { "call_sites", call_sites },
 	};
 	return check_run_cases(cases, sizeof(cases) / sizeof(cases[0]), argc,
 			       argv);

@@ -113,6 +113,15 @@ int main(void)
 
 	CHECK(got_call(1) == 2 && got_tail(1) == 2, "the defined target");
 	check_both(direct ? 1 : -2, "at start-up");
+	/* What the runtime says of them (skctl calls shows the same): both
+	 * found; direct, or left calling the trampoline through the GOT. */
+	struct sk_static_call_sites s;
+	CHECK(sk_static_call_sites(adder, &s) == 0 &&
+		      s.why == SK_CALL_SITES_FOUND &&
+		      s.direct == (direct ? 2u : 0u) &&
+		      s.trampoline == (direct ? 0u : 2u),
+	      "call sites: %lu direct, %lu through the trampoline (why %d)",
+	      s.direct, s.trampoline, s.why);
 	CHECK(sk_static_call_update(adder, add2) == 0, "update");
 	CHECK(got_call(1) == 3 && got_tail(1) == 3, "the new target");
 	check_both(direct ? 2 : -2, "after the update");

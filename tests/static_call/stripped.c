@@ -57,5 +57,18 @@ int main(int argc, char **argv)
 		      "trampoline (got %d)", to);
 	CHECK(sk_static_call_update(adder, add1) == 0 && call_adder(1) == 2,
 	      "and back");
+	/* What the runtime says of them (skctl calls shows the same). */
+	struct sk_static_call_sites s;
+	CHECK(sk_static_call_sites(adder, &s) == 0, "adder's call sites");
+	printf("%lu direct, %lu through the trampoline, why %d\n", s.direct,
+	       s.trampoline, s.why);
+	if (patched)
+		CHECK(s.why == SK_CALL_SITES_FOUND && s.direct == 1 &&
+			      s.trampoline == 0,
+		      "found: call_adder's one call, direct");
+	else
+		CHECK(s.why == SK_CALL_SITES_STRIPPED && s.direct == 0,
+		      "stripped: no symbol table, none found (why %d, want %d)",
+		      s.why, SK_CALL_SITES_STRIPPED);
 	return check_summary();
 }

@@ -124,6 +124,24 @@ pub struct sk_static_call_key {
     pub runtime: *mut c_void,
 }
 
+/// `struct sk_static_call_sites` (statickeys/static_call.h): how many of a
+/// static call's call sites are direct, how many go through its
+/// trampoline, and why (`SK_CALL_SITES_*`).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct sk_static_call_sites {
+    pub direct: c_ulong,
+    pub trampoline: c_ulong,
+    pub why: c_int,
+}
+
+/// `enum sk_call_sites_why` (statickeys/static_call.h).
+pub const SK_CALL_SITES_FOUND: c_int = 0;
+pub const SK_CALL_SITES_NO_RELOCS: c_int = 1;
+pub const SK_CALL_SITES_STRIPPED: c_int = 2;
+pub const SK_CALL_SITES_UNREADABLE: c_int = 3;
+pub const SK_CALL_SITES_NOT_PATCHED: c_int = 4;
+
 /// `struct sk_static_call_change` (statickeys/static_call.h): one static
 /// call and its new target, for `sk_commit_calls`.
 #[repr(C)]
@@ -213,6 +231,11 @@ unsafe extern "C" {
     #[link_name = "sk__static_call_register"]
     pub fn sk_static_call_register(key: *mut sk_static_call_key);
     pub fn sk_static_call_return0() -> core::ffi::c_long;
+    /// A static call's call sites, as the runtime found them (0 or -errno).
+    pub fn sk_static_call_sites_of(
+        key: *const sk_static_call_key,
+        out: *mut sk_static_call_sites,
+    ) -> c_int;
     /// List a labelled target (from a constructor), unlist it (destructor).
     #[link_name = "sk__static_call_target_add"]
     pub fn sk_static_call_target_add(t: *mut sk_static_call_target);

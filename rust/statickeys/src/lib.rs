@@ -110,7 +110,7 @@ mod registration;
 mod static_call;
 mod trace;
 
-pub use static_call::{commit_calls, CallChange};
+pub use static_call::{commit_calls, CallChange, CallSites, CallSitesWhy};
 
 pub use trace::{TraceArg, Tracepoint};
 

@@ -134,6 +134,60 @@ impl RawCall {
     pub fn register(&'static self) {
         unsafe { sys::sk_static_call_register(self.0.get()) }
     }
+
+    /// Its call sites, as the runtime found them.
+    #[doc(hidden)]
+    pub fn sites(&'static self) -> Result<CallSites, Error> {
+        let mut out = sys::sk_static_call_sites::default();
+        Error::check(unsafe { sys::sk_static_call_sites_of(self.0.get(), &mut out) })?;
+        Ok(CallSites {
+            direct: out.direct as usize,
+            trampoline: out.trampoline as usize,
+            why: match out.why {
+                sys::SK_CALL_SITES_FOUND => CallSitesWhy::Found,
+                sys::SK_CALL_SITES_NO_RELOCS => CallSitesWhy::NoRelocs,
+                sys::SK_CALL_SITES_STRIPPED => CallSitesWhy::Stripped,
+                sys::SK_CALL_SITES_UNREADABLE => CallSitesWhy::Unreadable,
+                _ => CallSitesWhy::NotPatched,
+            },
+        })
+    }
+}
+
+/// A static call's call sites, as the runtime found them (a static call's
+/// `call_sites()`; `skctl calls` shows the same): the calls that updates
+/// re-point at each target, so that a call costs one direct call, and the
+/// calls found that still go through the trampoline.  Calls from another
+/// object are never counted (they go through its PLT or GOT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSites {
+    /// Direct calls and tail jumps that updates re-point at the target.
+    pub direct: usize,
+    /// Calls found that still go through the trampoline: through the GOT,
+    /// where the process had threads when the runtime looked.
+    pub trampoline: usize,
+    /// What the runtime could find, and so what the counts cover.
+    pub why: CallSitesWhy,
+}
+
+/// What the runtime found of a static call's call sites (the C header's
+/// `enum sk_call_sites_why`; docs/static-calls.md, "Call sites").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallSitesWhy {
+    /// The defining object kept its code's relocations (linked with
+    /// `-Wl,--emit-relocs`): every call of the trampoline from it is counted.
+    Found,
+    /// Linked without `-Wl,--emit-relocs`: calls go through the
+    /// trampoline, and are not counted.
+    NoRelocs,
+    /// The file has no symbol table (`strip --strip-all`): as `NoRelocs`.
+    Stripped,
+    /// The object's file could not be read, or keeps no relocations in a
+    /// form the runtime reads: as `NoRelocs`.
+    Unreadable,
+    /// This build rewrites no call sites (the pointer form: everywhere but
+    /// x86-64 Linux, and the portable backend).
+    NotPatched,
 }
 
 /// A labelled target of a static call ([`static_call_target!`]).
@@ -319,6 +373,12 @@ macro_rules! define_static_call {
                 })
             }
 
+            /// How many of its call sites are direct and how many go
+            /// through its trampoline, and why (`skctl calls` shows the same).
+            pub fn call_sites() -> ::core::result::Result<$crate::CallSites, $crate::Error> {
+                desc().sites()
+            }
+
             $crate::__static_call_desc!($name, ($($p: $arg),*),
                 ::core::ptr::null_mut(), $crate::__private::RawCall::NULL);
         }
@@ -383,6 +443,12 @@ macro_rules! define_static_call {
                 // Always a function of this type: the definition's, or one
                 // `update` took.
                 unsafe { ::core::mem::transmute::<*mut ::core::ffi::c_void, fn($($arg),*) $(-> $ret)?>(p) }
+            }
+
+            /// How many of its call sites are direct and how many go
+            /// through its trampoline, and why (`skctl calls` shows the same).
+            pub fn call_sites() -> ::core::result::Result<$crate::CallSites, $crate::Error> {
+                desc().sites()
             }
 
             $crate::__static_call_desc!($name, ($($p: $arg),*) $(-> $ret)?,

@@ -114,8 +114,10 @@ static bool named(const unsigned char *bits, size_t nsyms, size_t sym)
 }
 
 static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
-		 sk__os_reloc_want *want, void *ctx, uint64_t *out, size_t max)
+		 sk__os_reloc_want *want, void *ctx, uint64_t *out, size_t max,
+		 enum sk__os_relocs *kept)
 {
+	bool symtab = false;
 	unsigned char *bits = NULL;
 	unsigned bits_of = 0; /* the symbol table @bits describes */
 	size_t nsyms = 0;
@@ -137,6 +139,9 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 	}
 	if (!read_at(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff))
 		goto out;
+	for (unsigned i = 0; i < eh.e_shnum; i++)
+		symtab |= sh[i].sh_type == SHT_SYMTAB;
+	*kept = symtab ? SK__RELOCS_NONE : SK__RELOCS_STRIPPED;
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
 		/* Relocations of an executable section that is loaded. */
 		if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(Rela) ||
@@ -146,6 +151,7 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 		if ((text->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
 		    (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
+		*kept = SK__RELOCS_KEPT;
 		if (prefix && (!bits_of || bits_of != sh[i].sh_link)) {
 			free(bits);
 			bits = symbols_named(fd, sh, eh.e_shnum, sh[i].sh_link,
@@ -187,10 +193,11 @@ out:
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 			const char *prefix, unsigned before,
 			sk__os_reloc_want *want, void *ctx,
-			uint64_t *out, size_t max)
+			uint64_t *out, size_t max, enum sk__os_relocs *kept)
 {
 	int fd;
 
+	*kept = SK__RELOCS_UNREADABLE;
 	if (program) {
 		fd = sk__os_open_program();
 	} else {
@@ -200,7 +207,7 @@ long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 	}
 	if (fd < 0)
 		return fd;
-	long n = scan(fd, bias, prefix, before, want, ctx, out, max);
+	long n = scan(fd, bias, prefix, before, want, ctx, out, max, kept);
 	close(fd);
 	return n;
 }

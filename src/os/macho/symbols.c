@@ -18,10 +18,11 @@ bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 			const char *prefix, unsigned before,
 			sk__os_reloc_want *want, void *ctx,
-			uint64_t *out, size_t max)
+			uint64_t *out, size_t max, enum sk__os_relocs *kept)
 {
 	(void)path, (void)program, (void)bias, (void)prefix, (void)before;
 	(void)want;
 	(void)ctx, (void)out, (void)max;
+	*kept = SK__RELOCS_UNREADABLE;
 	return 0;
 }

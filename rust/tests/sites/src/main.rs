@@ -77,8 +77,14 @@ fn main() {
         format!("the new target after the update: {}", caller(1)),
     );
     let after = site(&targets);
+    let sites = OP::call_sites().unwrap();
+    println!("call sites: {sites:?}");
     match expect.as_str() {
         "direct" => {
+            check(
+                sites.why == statickeys::CallSitesWhy::Found && sites.direct >= 1 && sites.trampoline == 0,
+                format!("counted: the call made direct: {sites:?}"),
+            );
             check(
                 before == Some(Ok(targets[0])),
                 format!("at start-up, a direct call to the target: {before:x?}"),
@@ -90,11 +96,18 @@ fn main() {
         }
         "got" => {
             check(
+                sites.why == statickeys::CallSitesWhy::Found && sites.direct == 0 && sites.trampoline >= 1,
+                format!("counted: the call left through the GOT: {sites:?}"),
+            );
+            check(
                 matches!(before, Some(Err(_))) && before == after,
                 format!("a call through the GOT, before and after: {before:x?} {after:x?}"),
             );
         }
-        "pointer" => {}
+        "pointer" => check(
+            sites.why == statickeys::CallSitesWhy::NotPatched && sites.direct == 0,
+            format!("none rewritten: {sites:?}"),
+        ),
         other => check(false, format!("unknown expectation {other:?}")),
     }
     OP::update(one).unwrap();

@@ -153,8 +153,8 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 }
 #endif
 
-/* Trampolines where the runtime patches them: x86-64 Linux, unless the
- * portable backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
+/* Trampolines where the runtime patches them (x86-64, i686, aarch64 and
+ * riscv64 Linux; x86-64 Windows), unless the portable backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
  * SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer form anyway. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__ELF__) &&          \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
@@ -164,17 +164,14 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
-#define SK__SC_I386 1
 #elif defined(__GNUC__) && defined(__aarch64__) && defined(__ELF__) &&     \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
-#define SK__SC_AARCH64 1
 #elif defined(__GNUC__) && defined(__riscv) && __riscv_xlen == 64 &&       \
 	defined(__ELF__) && defined(__linux__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
-#define SK__SC_RISCV64 1
 #elif defined(_WIN32) && defined(__x86_64__) && defined(__GNUC__) &&        \
 	!defined(__clang__) && defined(__SEH__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -268,155 +265,16 @@ sk__static_call_pick(struct sk_static_call_key *own,
 	SK__SC_DECL_DESC(name);                                              \
 	SK__SC_LINKAGE fn SK__SC_TRAMP(name)
 
-#if SK_HAVE_STATIC_CALL_TRAMPOLINES
-/*
- * SK__SC_TRAMP_ASM(name, align, size, body) - the trampoline's symbol
- * sk__sct_<name> around @body, the architecture's instructions (below), and
- * the hidden alias of the descriptor that its far form reads.  Hidden on
- * ELF, so that each object calls its own (a direct call, never through the
- * PLT); SK_EXPORT_STATIC_CALL makes it protected: other objects' calls then
- * go through their PLT to it (as the kernel's modules call exported
- * trampolines), and the defining object's stay direct.
- */
-#ifdef _WIN32
-/* PE: no visibility (nothing is preempted), COFF's own symbol type, and no
- * section stack: the trampoline's section, then back to .text (GCC does not
- * rely on the section a file-scope asm leaves: it names the section of each
- * function and variable it emits after one). */
-#define SK__SC_ALIAS_ATTR
-#define SK__SC_BEGIN(name, align)                                            \
-	".section .text$sk_static_call,\"xr\"\n\t"                             \
-	".balign " align "\n\t"                                               \
-	".globl sk__sct_" #name "\n\t"                                        \
-	".def sk__sct_" #name "; .scl 2; .type 32; .endef\n"                  \
-	"sk__sct_" #name ":\n\t"
-#define SK__SC_END(name, size) ".text"
-#else
-#define SK__SC_ALIAS_ATTR visibility("hidden"),
-#define SK__SC_BEGIN(name, align)                                            \
-	".pushsection .text.sk_static_call,\"ax\",%progbits\n\t"              \
-	".balign " align "\n\t"                                               \
-	".globl sk__sct_" #name "\n\t"                                        \
-	".hidden sk__sct_" #name "\n\t"                                       \
-	".type sk__sct_" #name ",%function\n"                                 \
-	"sk__sct_" #name ":\n\t"
-#define SK__SC_END(name, size)                                               \
-	".size sk__sct_" #name ", " size "\n\t"                               \
-	".popsection"
-#endif
-#define SK__SC_TRAMP_ASM(name, align, size, body)                            \
-	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
-		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \
-			       used));                                         \
-	__asm__(SK__SC_BEGIN(name, align) body SK__SC_END(name, size))
-#define SK__SC_TRAMP_ADDR(name) SK__FN_CAST(void (*)(void), &SK__SC_TRAMP(name))
-#endif
-
-#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_I386)
-/*
- * i686: 32 bytes at a 32-byte boundary.  rel32 reaches every address, so
- * the far form only serves calls before the runtime has seen the static
- * call; with no pc-relative load on i686 it finds its descriptor with a
- * call to the next instruction, and uses eax, which no cdecl argument
- * travels in (a -mregparm function should not be a static call's type).
- *   +0   e9 rel32                 the only bytes an update rewrites
- *   +5   31 c0 / +7 c3            RET0 / NULL, as on x86-64
- *   +8   call +0; pop eax;        the far form
- *        jmp *(desc - .)(%eax)
- *   +20  'S' 'C'                  signature, never executed
- */
-#define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
-		".byte 0xe9\n\t.long 3\n\t"                                   \
-		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
-		".byte 0xe8\n\t.long 0\n"                                      \
-		"1:\n\t"                                                       \
-		".byte 0x58\n\t"                                              \
-		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " - 1b\n\t"       \
-		".byte 0x53, 0x43\n\t")
-#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_RISCV64)
-/*
- * riscv64: 32 bytes at a 32-byte boundary, never compressed or relaxed.
- *   +0   jal x0, <dest>           the only word an update rewrites (one
- *                                 aligned store, as a key's site)
- *   +4   addi a0, x0, 0           RET0 lands here
- *   +8   jalr x0, 0(ra)           NULL lands here
- *   +12  auipc t1 / ld t1 / jr t1 the far form: beyond JAL's +-1 MiB, and
- *                                 before the runtime has seen the call
- *   +24  'S' 'C' 0 0, 0           signature, never executed
- */
-#define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
-		".option push\n\t.option norvc\n\t.option norelax\n\t"       \
-		".4byte 0x00c0006f\n\t"                                       \
-		".4byte 0x00000513\n\t"                                       \
-		".4byte 0x00008067\n"                                          \
-		"1:\n\t"                                                       \
-		"auipc t1, %pcrel_hi(sk__scl_" #name ")\n\t"                  \
-		"ld t1, %pcrel_lo(1b)(t1)\n\t"                                 \
-		"jr t1\n\t"                                                    \
-		".byte 0x53, 0x43, 0, 0\n\t"                                  \
-		".4byte 0\n\t"                                                 \
-		".option pop\n\t")
-#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(SK__SC_AARCH64)
-/*
- * aarch64: 32 bytes at a 32-byte boundary.
- *   +0   b <dest>                 the only word an update rewrites (one
- *                                 aligned store: B may replace B while
- *                                 other threads run it)
- *   +4   movz x0, #0              RET0 lands here
- *   +8   ret                      NULL lands here
- *   +12  adrp x16, descriptor     the far form (beyond B's +-128 MiB, and
- *   +16  ldr x16, [x16, :lo12:]   before the runtime has seen it): a
- *   +20  br x16                   branch through the descriptor's target
- *   +24  'S' 'C' 0 0, 0           signature, never executed
- */
-#define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_TRAMP_ASM(name, "32", "32",                                    \
-		".inst 0x14000003\n\t"                                        \
-		".inst 0xd2800000\n\t"                                        \
-		".inst 0xd65f03c0\n\t"                                        \
-		"adrp x16, sk__scl_" #name "\n\t"                             \
-		"ldr x16, [x16, #:lo12:sk__scl_" #name "]\n\t"                \
-		"br x16\n\t"                                                   \
-		".byte 0x53, 0x43, 0, 0\n\t"                                  \
-		".word 0\n\t")
+/* The trampoline: its frame in the object format, and the architecture's
+ * instructions (include/statickeys/arch/<arch>_static_call.h). */
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__i386__)
+#include "statickeys/arch/i386_static_call.h"
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__riscv)
+#include "statickeys/arch/riscv64_static_call.h"
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__aarch64__)
+#include "statickeys/arch/aarch64_static_call.h"
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES
-/*
- * x86-64 (Linux and Windows): 16 bytes at a 16-byte boundary:
- *   +0   e9 rel32        the jump that updates rewrite (the only bytes)
- *   +5   31 c0           xor eax, eax   (RET0 lands here: returns 0)
- *   +7   c3              ret            (NULL lands here: returns)
- *   +8   ff 25 rel32     jmp *descriptor.func(%rip)   (the far form)
- *   +14  'S' 'C'         signature (never executed), as the kernel's "SCT"
- * Assembled pointing at +8, so that calls before the runtime has seen it
- * (other constructors) reach the descriptor's target; registration turns
- * it into the direct jump.
- *
- * Built for IBT (-fcf-protection=branch or full: __CET__ bit 0), the
- * object is marked as having an endbr64 at every place an indirect call or
- * jump may land, and a trampoline is one: another object calls an exported
- * one through its PLT, rustc through the GOT, a program may take its
- * address.  So it starts with endbr64, and the same 16 bytes follow it:
- * 20 bytes at a 32-byte boundary (the runtime reads a trampoline from
- * its jump, and both shapes lie within one aligned block: one page).
- */
-#if defined(__CET__) && (__CET__ & 1)
-#define SK__SC_X86_ENDBR ".byte 0xf3, 0x0f, 0x1e, 0xfa\n\t"
-#define SK__SC_X86_ALIGN "32"
-#define SK__SC_X86_SIZE "20"
-#else
-#define SK__SC_X86_ENDBR ""
-#define SK__SC_X86_ALIGN "16"
-#define SK__SC_X86_SIZE "16"
-#endif
-#define SK__SC_DEFINE_TRAMP(name)                                            \
-	SK__SC_TRAMP_ASM(name, SK__SC_X86_ALIGN, SK__SC_X86_SIZE,             \
-		SK__SC_X86_ENDBR                                               \
-		".byte 0xe9\n\t.long 3\n\t"                                   \
-		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
-		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \
-		".byte 0x53, 0x43\n\t")
+#include "statickeys/arch/x86_64_static_call.h"
 #else
 #define SK__SC_DEFINE_TRAMP(name)                                            \
 	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name

@@ -13,6 +13,7 @@ import startup_bench  # experiment 10 (bench/startup_bench.py)
 import trace_bench  # experiment 11 (bench/trace_bench.py)
 import windows_bench  # experiment 12 (bench/windows_bench.py)
 import static_call_bench  # experiment 13 (bench/static_call_bench.py)
+import startup_calls_bench  # experiment 13c (bench/startup_calls_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -334,6 +335,7 @@ def goals(res):
             _other_goals(res) + _lock_goals(res) + _thread_goals(res) +
             startup_bench.goals(res, _goal, timed_startup) +
             static_call_bench.goals(res, _goal, timed_calls) +
+            startup_calls_bench.goals(res, _goal, timed_calls) +
             trace_bench.goals(res, _goal, timed_trace))
 
 
@@ -717,7 +719,7 @@ def render(res):
                _section_locks, _section_threads, rust_bench.section,
                startup_bench.section, trace_bench.section,
                windows_bench.section, static_call_bench.section,
-               _section_plots):
+               startup_calls_bench.section, _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

@@ -27,6 +27,7 @@ import startup_bench  # noqa: E402
 import trace_bench  # noqa: E402
 import windows_bench  # noqa: E402
 import static_call_bench  # noqa: E402
+import startup_calls_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -521,6 +522,8 @@ def run_all(bdir, out, sz, results):
     def static_calls():
         results["static_calls"] = static_call_bench.experiment(
             os.path.dirname(bdir), out, sz is SIZES["quick"])
+        results["startup_calls"] = startup_calls_bench.experiment(
+            bdir, sz is SIZES["quick"])
 
     # The names of experiments whose timings goals judge come from report.py
     # (the goals find their machine load under them).

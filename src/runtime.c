@@ -17,7 +17,7 @@
  *
  * Each layer uses only the layers below it (tools/check_layers.py checks
  * it on the built objects); only this file knows them all: it hands the
- * OS's core sync what the architecture knows (sk__sync_init).
+ * OS's core sync what the architecture knows (sk__os_sync_init).
  * The runtime is set up by the first object's registration: every program,
  * library and plugin with sites or keys registers from a priority-101
  * constructor (statickeys/object.h), before any of its code can run a site,
@@ -50,7 +50,7 @@ static void fork_child(void)
 	/* A child keeps its parent's keys and start-up state, not its
 	 * history: sums of per-process statistics are then true. */
 	sk_stats_reset();
-	sk__writer_after_fork_child();
+	sk__os_writer_after_fork_child();
 	sk__arch_after_fork_child(); /* a batch the fork cut: made whole */
 	sk__config_after_fork_child();
 }
@@ -71,14 +71,14 @@ static void runtime_init_once(void)
 	 * before it goes (core/static_call.c). */
 	sk__object_removing_hook = sk__calls_object_leaving;
 	if (sk__arch_site_size)
-		sk__sync_init(sk__arch_tlb_ipi_serialises,
+		sk__os_sync_init(sk__arch_tlb_ipi_serialises,
 			      sk__arch_serialize_self);
 	/* The library's one descriptor for files, /proc/self/mem, taken now
 	 * rather than by the first update: a descriptor taken later is one
 	 * the program could not plan for (os/linux/fd_slot.c).  Its fork handlers
 	 * are installed before ours, so that before a fork the patch lock is
 	 * taken first, then the place (the order every update takes them). */
-	(void)sk__fdslot_init();
+	(void)sk__os_fdslot_init();
 	/* At start-up, not before the first update, though nothing of the
 	 * runtime's could be inherited half-done until then: the handlers
 	 * must come before any the program installs, whose child handler may
@@ -105,7 +105,7 @@ static void runtime_init(void)
 {
 	if (__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
 		return;
-	if (sk__single_threaded())
+	if (sk__os_single_threaded())
 		runtime_init_marked();
 	else
 		pthread_once(&init_once, runtime_init_marked);

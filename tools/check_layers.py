@@ -39,6 +39,12 @@ Two graphs are checked:
     include/, then src/, which no longer compiles), and, where the compiler
     wrote a dependency file (OBJECT.d), any header of ours the build opened
     that those lines do not reach (an #include of a macro).
+  - control/'s calls outside the runtime: every undefined symbol of an
+    object of src/control/ that its link does not define is a C library
+    function, and must be one of the memory, string and formatting
+    functions listed here (ISO_C) or one that src/os/os.h's "control-libc:"
+    list names (its sockets, poll(), its files): control/ asks the OS
+    everything else through the contract.
 An edge from a lower layer to a higher one is an upward arrow.  A .c and
 the .h of the same name in the same folder are one node; nodes that reach
 one another are a circle.  Either fails the check, naming both files and
@@ -245,6 +251,79 @@ def use_edges(units, syms):
     return edges
 
 
+# ---- control/'s calls into the C library ----------------------------------
+
+# What control/ may call besides os/os.h's list: memory, strings,
+# formatting, and what the compiler's code calls by itself.
+ISO_C = set("""
+memchr memcmp memcpy memmove memset strchr strrchr strcmp strncmp strcpy
+strncpy strcat strlen strnlen strspn strcspn strstr strtok_r strdup strndup
+strerror strtol strtoul strtoll strtoull snprintf vsnprintf sprintf
+vsprintf fprintf vfprintf fputs fputc fwrite fflush stderr stdout asprintf
+vasprintf malloc calloc realloc free qsort atexit abort
+errno_location errno error iob_func acrt_iob_func chkstk_ms tls_get_addr
+stack_chk_fail stack_chk_guard GLOBAL_OFFSET_TABLE_ assert_fail
+""".split())
+CONTRACT = "src/os/os.h"
+
+
+def libc_name(name):
+    """The C library's name for @name: no leading underscores (Mach-O's,
+    glibc's and mingw-w64's internal spellings), no large-file "64" and no
+    fortified "_chk", no "mingw_" prefix."""
+    name = name.lstrip("_")
+    if name.startswith("mingw_"):
+        name = name[len("mingw_"):]
+    if name.endswith("_chk"):
+        name = name[:-len("_chk")]
+    if name.endswith("64") and not name.endswith("_64"):
+        name = name[:-2]
+    return name
+
+
+def control_libc_list(root):
+    """The functions os/os.h lets control/ call itself ("control-libc:",
+    continued on the comment's indented lines), or None."""
+    try:
+        with open(os.path.join(root, CONTRACT), encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    for i, line in enumerate(lines):
+        if line.startswith(" * control-libc:"):
+            names = line.split(":", 1)[1].split()
+            for more in lines[i + 1:]:
+                if not more.startswith(" *   "):
+                    break
+                names += more[3:].replace("*/", "").split()
+            return set(names)
+    return None
+
+
+def control_calls(units, syms, root):
+    """control/'s calls of C library functions that neither ISO_C nor the
+    contract's list allows."""
+    found, allowed = {}, None
+    for objects in units.values():
+        defined = set()
+        for _, _, obj in objects:
+            defined |= syms[obj][0]
+        for _, source, obj in objects:
+            if not source.startswith("src/control/"):
+                continue
+            if allowed is None:
+                allowed = control_libc_list(root)
+                if allowed is None:
+                    sys.exit("check_layers: %s has no control-libc: list" % CONTRACT)
+            for name in sorted(syms[obj][1] - defined):
+                plain = libc_name(name)
+                if plain.startswith("sk_") or plain in ISO_C or plain in allowed:
+                    continue
+                found.setdefault((source, plain), name)
+    return ["unlisted call: %s (control) -> %s: not in %s's control-libc list"
+            % (src, plain, CONTRACT) for (src, plain) in sorted(found)]
+
+
 # ---- the verdict -------------------------------------------------------------
 
 def circles(edges):
@@ -350,7 +429,7 @@ def main():
           "architectures): their includes checked, not their uses"
           % len([f for f in files if f.endswith(".c") and f not in built]))
     print("check_layers: layers, top to bottom: " + " -> ".join(LAYERS))
-    found = problems(edges)
+    found = problems(edges) + control_calls(units, syms, root)
     if found:
         print("\n".join(found))
         print("check_layers: %d violation(s)" % len(found))

@@ -71,7 +71,7 @@ extern const bool sk__arch_tlb_ipi_serialises;
 
 /* sk__arch_serialize_self - make this CPU refetch instructions (used where
  * membarrier does not serialise the caller, Linux < 5.11: runtime.c gives
- * it, and sk__arch_tlb_ipi_serialises, to sk__sync_init). */
+ * it, and sk__arch_tlb_ipi_serialises, to sk__os_sync_init). */
 void sk__arch_serialize_self(void);
 
 
@@ -163,14 +163,19 @@ const void *sk__arch_call_follow(const void *func);
 /* sk__arch_call_site_before - the bytes of a call site's instruction before
  * its relocated field (x86: the opcode); 0 where none are patched. */
 extern const unsigned sk__arch_call_site_before;
-/* sk__arch_call_reloc - whether a relocation of this @type and @addend is
- * the kind that fills a direct call's or jump's offset (x86-64:
- * R_X86_64_PLT32 or PC32, addend -4: SK__CALL_DIRECT), or the
- * displacement of a call or jump through the GOT (R_X86_64_GOTPCREL or
- * GOTPCRELX, addend -4: SK__CALL_GOT; rustc calls a function it did not
- * compile, such as a trampoline its macro assembled, that way). */
+/* sk__arch_call_site_got_before - the same for a call or jump through the
+ * GOT (x86-64: ff 15 / ff 25, 2); 0 where none is read. */
+extern const unsigned sk__arch_call_site_got_before;
+/* sk__arch_call_reloc - whether a relocation of this @kind (the object
+ * format's reader classifies it: os/os.h, enum sk__os_reloc_kind) and
+ * @addend fills a direct call's or jump's offset (x86-64: a 32-bit
+ * pc-relative field, addend -4: SK__CALL_DIRECT), or the displacement of
+ * a call or jump through the GOT (its GOT entry's, addend -4:
+ * SK__CALL_GOT; rustc calls a function it did not compile, such as a
+ * trampoline its macro assembled, that way). */
 enum sk__call_reloc { SK__CALL_NONE, SK__CALL_DIRECT, SK__CALL_GOT };
-enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend);
+enum sk__call_reloc sk__arch_call_reloc(enum sk__os_reloc_kind kind,
+					int64_t addend);
 /* sk__arch_call_site - the field at @field is the offset of a direct call
  * or jump (x86-64: e8/e9 rel32): the instruction's address into *@site and
  * where it goes now into *@dest.  Reads the bytes around @field. */

@@ -107,9 +107,9 @@ static void comm_of(int pid, char *out, size_t len)
 {
 	/* Under the patch lock (records are made by commits): in the
 	 * library's one place for files (os/linux/fd_slot.c). */
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	int n = sk__os_process_name(pid, out, len);
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	if (n <= 0)
 		snprintf(out, len, "?");
 	for (char *c = out; *c; c++)

@@ -152,7 +152,7 @@ static void name_targets(struct call_row *v, size_t n)
 	/* Step 3, under the lock: the symbols, from the objects' files. */
 	if (sk__lock() != 0)
 		return;
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = 0;
 		if (v[i].symbol[0] || !v[i].func ||
@@ -166,7 +166,7 @@ static void name_targets(struct call_row *v, size_t n)
 		    off == 0)
 			demangle_simple(sym, v[i].symbol, sizeof(v[i].symbol));
 	}
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	sk__unlock();
 }
 

@@ -12,7 +12,7 @@
  * its call sites.  They are read once per object, at the registration of
  * the first static call it defines (under the patch lock, in the library's
  * one place for files), and each is taken only if all of these hold: the
- * relocation's type and addend are a call's (arch: sk__arch_call_site),
+ * relocation's kind and addend are a call's (arch: sk__arch_call_reloc),
  * the instruction in memory is a direct call or jump whose destination is
  * a trampoline of this object (known by its shape, sk__arch_call_slot),
  * and the file holds the same bytes as memory there (a file replaced on
@@ -61,19 +61,21 @@ static bool in_code(const struct sk__image *img, uintptr_t lo, uintptr_t hi)
 
 /* The relocated field at @field fills a call or jump to one of this
  * object's trampolines, directly or through its GOT entry. */
-static bool want(void *ctx, uintptr_t field, unsigned type, int64_t addend)
+static bool want(void *ctx, uintptr_t field, enum sk__os_reloc_kind kind,
+		 int64_t addend)
 {
 	const struct sk__image *img = ctx;
 	uintptr_t site, dest;
 
-	switch (sk__arch_call_reloc(type, addend)) {
+	switch (sk__arch_call_reloc(kind, addend)) {
 	case SK__CALL_DIRECT:
 		if (!in_code(img, field - sk__arch_call_site_before, field + 4) ||
 		    !sk__arch_call_site(field, &site, &dest))
 			return false;
 		break;
 	case SK__CALL_GOT:
-		if (!in_code(img, field - 2, field + 4) ||
+		if (!in_code(img, field - sk__arch_call_site_got_before,
+			     field + 4) ||
 		    !sk__arch_call_site_got(field, &dest))
 			return false;
 		break;
@@ -95,8 +97,8 @@ static bool want(void *ctx, uintptr_t field, unsigned type, int64_t addend)
  */
 static bool make_direct(uintptr_t field)
 {
-	if (!sk__single_threaded() || sk__writer_ready() != 0 ||
-	    !sk__writer_one_call())
+	if (!sk__os_single_threaded() || sk__os_writer_ready() != 0 ||
+	    !sk__os_writer_one_call())
 		return false;
 	int r = sk__arch_call_site_direct(field);
 
@@ -142,7 +144,7 @@ static struct scanned *scan(const struct sk__image *img)
 	long n = -ENOMEM;
 
 	if (fields && s) {
-		sk__fdslot_lend();
+		sk__os_fdslot_lend();
 		/* Only relocations against a trampoline's symbol (the
 		 * headers' SK__SC_TRAMP names: sk__sct_NAME; the Rust crate's
 		 * sk__sct_PATH::NAME). */
@@ -150,7 +152,7 @@ static struct scanned *scan(const struct sk__image *img)
 				       img->bias, "sk__sct_",
 				       sk__arch_call_site_before, want,
 				       (void *)img, fields, MAX_SITES, &kept);
-		sk__fdslot_return();
+		sk__os_fdslot_return();
 	}
 	if (n == -ENOMEM || !s) {
 		sk__mem_free(fields);
@@ -195,7 +197,7 @@ static struct scanned *scan(const struct sk__image *img)
 	/* One core sync for every call made direct: this thread runs them
 	 * next, and no other thread exists. */
 	if (made_direct)
-		(void)sk__sync_cores();
+		(void)sk__os_sync_cores();
 	sk__mem_free(fields);
 	return s;
 }

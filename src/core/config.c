@@ -18,7 +18,7 @@ SK_API int sk_config_set_writer(int writer)
 
 	if (r)
 		return r;
-	r = sk__writer_select(writer);
+	r = sk__os_writer_select(writer);
 	sk__unlock();
 	return r;
 }

@@ -177,7 +177,7 @@ static int word_lock(uint32_t me)
 	for (;;) {
 		/* The thread's id, not `me`: a fork from a handler that
 		 * interrupted this wait gives the child's thread a new one. */
-		me = sk__thread_id();
+		me = sk__os_thread_id();
 		if (owned_by(v, me)) {
 			/* Handed to this thread by the last owner's unlock
 			 * (to this frame, or to a handler's frame that
@@ -202,9 +202,9 @@ static int word_lock(uint32_t me)
 			 * claim; a frame of a handler on its thread that won
 			 * meanwhile cleared it already: no sleep then. */
 			if (claimed)
-				sk__futex_wait(&handoff_to, me);
+				sk__os_futex_wait(&handoff_to, me);
 			else
-				sk__futex_wait(&lock_word, sleep_on);
+				sk__os_futex_wait(&lock_word, sleep_on);
 			woken = true;
 		}
 		/* Acquire: a handed-over lock is taken by this load. */
@@ -241,7 +241,7 @@ static void word_unlock(void)
 			__atomic_compare_exchange_n(&handoff_to, &claim, 0,
 						    false, __ATOMIC_RELEASE,
 						    __ATOMIC_RELAXED);
-			sk__futex_wake_all(&handoff_to);
+			sk__os_futex_wake_all(&handoff_to);
 			return;
 		}
 		if (__atomic_compare_exchange_n(&lock_word, &v, 0, false,
@@ -250,7 +250,7 @@ static void word_unlock(void)
 			break;
 	}
 	if (v & WAITERS)
-		sk__futex_wake_one(&lock_word);
+		sk__os_futex_wake_one(&lock_word);
 }
 
 /* @update: for an update (sk__lock), else a registration or an unloading
@@ -264,9 +264,9 @@ static void word_unlock(void)
  * (sk__unlock_update), for all three histograms. */
 static int lock(bool update, uint64_t start_ns)
 {
-	bool timed = update || !sk__single_threaded();
+	bool timed = update || !sk__os_single_threaded();
 	uint64_t t0 = !timed ? 0 : start_ns ? start_ns : sk__now_ns();
-	int r = word_lock(sk__thread_id());
+	int r = word_lock(sk__os_thread_id());
 
 	if (r < 0)
 		return r;
@@ -333,14 +333,14 @@ void sk__unlock(void)
 bool sk__lock_held_by_me(void)
 {
 	return owned_by(__atomic_load_n(&lock_word, __ATOMIC_RELAXED),
-			sk__thread_id());
+			sk__os_thread_id());
 }
 
 void sk__lock_before_fork(void)
 {
 	fork_found_mine = sk__lock_held_by_me();
 	if (!fork_found_mine)
-		(void)word_lock(sk__thread_id());
+		(void)word_lock(sk__os_thread_id());
 }
 
 void sk__lock_after_fork_parent(void)
@@ -354,8 +354,8 @@ void sk__lock_after_fork_child(void)
 	/* The child's one thread has an id of its own; nobody sleeps here,
 	 * and a handoff claimed by another thread of the parent would go to
 	 * a thread the child does not have. */
-	sk__thread_id_after_fork_child();
+	sk__os_thread_id_after_fork_child();
 	__atomic_store_n(&handoff_to, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&lock_word, fork_found_mine ? sk__thread_id() : 0,
+	__atomic_store_n(&lock_word, fork_found_mine ? sk__os_thread_id() : 0,
 			 __ATOMIC_RELAXED);
 }

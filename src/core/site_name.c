@@ -24,10 +24,10 @@ void sk__site_describe(const struct sk__object *obj, uintptr_t addr,
 	uint64_t off = 0;
 
 	/* In the library's one place (os/linux/fd_slot.c), under the patch lock. */
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	bool have = obj && sk__os_symbol_of(obj->path, addr - obj->bias, name,
 					     sizeof(name), &off);
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	if (have)
 		snprintf(buf, len, "%p (%s+0x%llx in %s)", (void *)addr, name,
 			 (unsigned long long)off, shown);

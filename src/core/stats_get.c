@@ -27,8 +27,8 @@ SK_API int sk_stats_get(struct sk_stats *out)
 	out->traps_handled = sk__counter(SK__C_TRAPS_HANDLED);
 	out->traps_chained = sk__counter(SK__C_TRAPS_CHAINED);
 	out->update_errors = sk__counter(SK__C_UPDATE_ERRORS);
-	out->writer = sk__writer_name();
-	out->sync_method = sk__sync_name();
+	out->writer = sk__os_writer_name();
+	out->sync_method = sk__os_sync_name();
 	out->backend = sk__arch_name;
 	return 0;
 }

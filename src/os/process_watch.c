@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "os/process_start.h"
 #include "os/os.h"
 
 int sk__os_process_watch_open(struct sk__os_process_watch *w, long pid)

@@ -4,8 +4,8 @@
 # tests/layers/catches.sh CASE SOURCE_DIR CC NM - the layer check
 # (tools/check_layers.py) sees each way the check that read sources was
 # fooled (issue 47).  A small tree of our layout is compiled with CC and
-# listed as CMake lists the runtime's objects: core/ above os/ above
-# support/.  As it is, the check must pass it (a check that always fails
+# listed as CMake lists the runtime's objects: control/ above core/ above
+# os/ above support/, control/ calling getpid(), which os/os.h lists.  As it is, the check must pass it (a check that always fails
 # proves nothing); with CASE's one bad arrow added, it must fail naming
 # that arrow, and nothing else:
 #
@@ -17,6 +17,8 @@
 #   macro_include         os/ includes a macro that names core/core.h: only
 #                         the compiler's dependency file says which file
 #   support_os_circle     support/ calls os/, which calls support/
+#   control_libc_call     control/ calls a C library function (kill) that
+#                         os/os.h's control-libc list does not name
 set -euo pipefail
 case=$1 src=$2 cc=$3 nm=$4
 tmp=$(mktemp -d)
@@ -26,6 +28,24 @@ fail() { echo "FAIL: $*"; exit 1; }
 put() { mkdir -p "$(dirname "$tree/$1")"; cat >"$tree/$1"; }
 
 # The tree that passes.
+put src/os/os.h <<'C'
+/*
+ * control-libc: getpid
+ *   getppid
+ */
+C
+put src/control/ctl.c <<'C'
+#include <unistd.h>
+
+#include "core/core.h"
+
+int sk__control_ctl(void);
+
+int sk__control_ctl(void)
+{
+	return sk__core_plain() + (int)getpid();
+}
+C
 put src/core/core.h <<'C'
 int sk__core_cold(void);
 int sk__core_plain(void);
@@ -157,6 +177,19 @@ int sk__message(int n)
 C
   want=("upward arrow: src/support/message.c (support) -> src/os/demo/thing.c (os): uses sk__os_thing"
         "circle: src/os/demo/thing <-> src/support/message") ;;
+control_libc_call)
+  put src/control/bad.c <<'C'
+#include <signal.h>
+#include <unistd.h>
+
+int sk__control_bad(void);
+
+int sk__control_bad(void)
+{
+	return kill(getppid(), 0); /* getppid listed, kill not */
+}
+C
+  want=("unlisted call: src/control/bad.c (control) -> kill: not in src/os/os.h's control-libc list") ;;
 *) fail "no case $case" ;;
 esac
 

@@ -19,8 +19,8 @@
 
 const char sk__arch_name[] = "aarch64";
 const unsigned sk__arch_site_size = 4;
-/* arm64 invalidates TLBs with broadcast TLBI: no IPI, so os/sync.c's mprotect
- * fallback interrupts no other CPU (docs/porting.md). */
+/* arm64 invalidates TLBs with broadcast TLBI: no IPI, so os/linux/sync.c's
+ * mprotect fallback interrupts no other CPU (docs/porting.md). */
 const bool sk__arch_tlb_ipi_serialises = false;
 /* No trap byte is ever written on aarch64.  0x00 is byte 0 of BRK #0, the
  * breakpoint a debugger would put there, for messages that look for one. */
@@ -75,12 +75,12 @@ void sk__arch_flush_site(uintptr_t addr, size_t len)
 	__builtin___clear_cache((char *)addr, (char *)addr + len);
 }
 
-/* Step 3: one membarrier SYNC_CORE (os/sync.c). */
+/* Step 3: one membarrier SYNC_CORE (os/linux/sync.c). */
 int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
 {
 	(void)lo;
 	(void)hi;
-	return sk__sync_cores();
+	return sk__os_sync_cores();
 }
 
 void sk__arch_serialize_self(void)

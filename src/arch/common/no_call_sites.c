@@ -11,10 +11,12 @@
 #include "arch/backend.h"
 
 const unsigned sk__arch_call_site_before = 0;
+const unsigned sk__arch_call_site_got_before = 0;
 
-enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend)
+enum sk__call_reloc sk__arch_call_reloc(enum sk__os_reloc_kind kind,
+					int64_t addend)
 {
-	(void)type, (void)addend;
+	(void)kind, (void)addend;
 	return SK__CALL_NONE;
 }
 

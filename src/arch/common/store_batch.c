@@ -50,7 +50,7 @@ static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
 	for (*done = 0; *done < n; (*done)++) {
 		struct sk__span *s = &spans[*done];
 		s->bytes = new_ ? p[*done].new_insn : p[*done].old_insn;
-		int r = sk__writer_write(s, 1);
+		int r = sk__os_writer_write(s, 1);
 		if (r)
 			return r;
 		sk__arch_flush_site(s->addr, s->len);
@@ -97,7 +97,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 	}
 	r = verify_sites(p, n, changed);
 	if (r == 0)
-		r = sk__writer_begin(spans, n);
+		r = sk__os_writer_begin(spans, n);
 	if (r) {
 		sk__mem_free(spans);
 		return r;
@@ -119,7 +119,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 	int s = sk__arch_sync_batch(p[0].addr, p[n - 1].addr + sk__arch_site_size);
 	if (r == 0)
 		r = s;
-	(void)sk__writer_end(spans, n);
+	(void)sk__os_writer_end(spans, n);
 	sk__mem_free(spans);
 	if (r == 0) {
 		sk__count_held(SK__C_BATCHES, 1);
@@ -130,7 +130,7 @@ static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 
 int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 {
-	int r = sk__writer_ready();
+	int r = sk__os_writer_ready();
 
 	if (r || n == 0)
 		return r;

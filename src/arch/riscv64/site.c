@@ -20,8 +20,8 @@
 const char sk__arch_name[] = "riscv64";
 const unsigned sk__arch_site_size = 4;
 /* riscv shoots TLBs down by IPI or SBI call, and neither makes a hart
- * refetch instructions (only fence.i does): os/sync.c's mprotect fallback
- * serialises no other hart. */
+ * refetch instructions (only fence.i does): os/linux/sync.c's mprotect
+ * fallback serialises no other hart. */
 const bool sk__arch_tlb_ipi_serialises = false;
 /* No trap byte is ever written.  0x73 is byte 0 of EBREAK, for messages that
  * look for a debugger's breakpoint. */

@@ -169,8 +169,9 @@ const void *sk__arch_call_follow(const void *func)
 
 /* ---- call sites ---------------------------------------------------------
  * A call site is "e8 rel32" (call) or "e9 rel32" (a tail call's jmp),
- * found by the relocation that filled its rel32 (R_X86_64_PLT32 or
- * R_X86_64_PC32 of the trampoline's symbol, addend -4: the field's end is
+ * found by the relocation that filled its rel32 (a 32-bit pc-relative one,
+ * SK__RELOC_PC32: R_X86_64_PLT32 or PC32 of the trampoline's symbol, as
+ * os/elf/text_relocs.c classifies them; addend -4: the field's end is
  * where rel32 counts from).  An update rewrites rel32 alone, with the int3
  * protocol: its first byte is int3 meanwhile, and a thread that meets it
  * is resumed as if it had run the instruction, at the new target, its
@@ -180,19 +181,15 @@ const void *sk__arch_call_follow(const void *func)
  * i686 links keep their relocations' addends in the code (SHT_REL), which
  * os/elf/text_relocs.c does not read: none could be found there, so i686
  * does not look (no file read at start-up), and calls go through the
- * trampoline.  (R_386_PC32 and PLT32 have the same numbers.)
+ * trampoline.
  *
  * A call through the GOT ("ff 15 disp32", "ff 25" for a jump: rustc's
  * call of a function it did not compile, R_X86_64_GOTPCREL, which no
- * linker relaxes) whose GOT entry holds a trampoline is made the direct
+ * linker relaxes: SK__RELOC_GOT_PC32) whose GOT entry holds a trampoline is made the direct
  * call a linker's relaxation of GOTPCRELX would have made, "90 e8 rel32"
  * (the nop first: the return address stays the next instruction's), once,
  * while nothing else can run it (sk__arch_call_site_direct); from then on
  * it is a call site like the others, at its e8. */
-#define RELOC_PC32 2      /* R_X86_64_PC32 (ELF's numbers: no <elf.h> here) */
-#define RELOC_PLT32 4     /* R_X86_64_PLT32 */
-#define RELOC_GOTPCREL 9  /* R_X86_64_GOTPCREL */
-#define RELOC_GOTPCRELX 41 /* R_X86_64_GOTPCRELX */
 #define OP_CALL 0xe8
 #define OP_JMP 0xe9
 #define OP_NOP 0x90
@@ -200,14 +197,16 @@ const void *sk__arch_call_follow(const void *func)
 #define MODRM_CALL_RIP 0x15 /* ff /2, disp32(%rip) */
 #define MODRM_JMP_RIP 0x25  /* ff /4, disp32(%rip) */
 const unsigned sk__arch_call_site_before = sizeof(void *) == 8 ? 1 : 0;
+const unsigned sk__arch_call_site_got_before = sizeof(void *) == 8 ? 2 : 0;
 
-enum sk__call_reloc sk__arch_call_reloc(unsigned type, int64_t addend)
+enum sk__call_reloc sk__arch_call_reloc(enum sk__os_reloc_kind kind,
+					int64_t addend)
 {
 	if (sizeof(void *) != 8 || addend != -4)
 		return SK__CALL_NONE;
-	if (type == RELOC_PC32 || type == RELOC_PLT32)
+	if (kind == SK__RELOC_PC32)
 		return SK__CALL_DIRECT;
-	if (type == RELOC_GOTPCREL || type == RELOC_GOTPCRELX)
+	if (kind == SK__RELOC_GOT_PC32)
 		return SK__CALL_GOT;
 	return SK__CALL_NONE;
 }
@@ -255,13 +254,13 @@ int sk__arch_call_site_direct(uintptr_t field)
 	memcpy(insn + 2, &rel, sizeof(rel));
 	struct sk__span span = { .addr = field - 2, .len = sizeof(insn),
 				 .bytes = insn };
-	int r = sk__writer_ready();
+	int r = sk__os_writer_ready();
 	if (r == 0)
-		r = sk__writer_begin(&span, 1);
+		r = sk__os_writer_begin(&span, 1);
 	if (r)
 		return r;
-	r = sk__writer_write(&span, 1);
-	int e = sk__writer_end(&span, 1);
+	r = sk__os_writer_write(&span, 1);
+	int e = sk__os_writer_end(&span, 1);
 	return r ? r : e;
 }
 

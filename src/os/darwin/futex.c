@@ -23,7 +23,7 @@ int __ulock_wait(uint32_t operation, void *addr, uint64_t value,
 		 uint32_t timeout_us);
 int __ulock_wake(uint32_t operation, void *addr, uint64_t wake_value);
 
-uint32_t sk__thread_id(void)
+uint32_t sk__os_thread_id(void)
 {
 	uint64_t id = 0;
 
@@ -31,23 +31,23 @@ uint32_t sk__thread_id(void)
 	return (uint32_t)id ? (uint32_t)id : 1;
 }
 
-void sk__thread_id_after_fork_child(void)
+void sk__os_thread_id_after_fork_child(void)
 {
 	/* Nothing kept: the child's thread reads its own id. */
 }
 
-void sk__futex_wait(uint32_t *word, uint32_t expected)
+void sk__os_futex_wait(uint32_t *word, uint32_t expected)
 {
 	/* The word changed, or a signal came: the caller looks again. */
 	__ulock_wait(UL_COMPARE_AND_WAIT | ULF_NO_ERRNO, word, expected, 0);
 }
 
-void sk__futex_wake_one(uint32_t *word)
+void sk__os_futex_wake_one(uint32_t *word)
 {
 	__ulock_wake(UL_COMPARE_AND_WAIT | ULF_NO_ERRNO, word, 0);
 }
 
-void sk__futex_wake_all(uint32_t *word)
+void sk__os_futex_wake_all(uint32_t *word)
 {
 	__ulock_wake(UL_COMPARE_AND_WAIT | ULF_WAKE_ALL | ULF_NO_ERRNO, word, 0);
 }

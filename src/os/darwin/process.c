@@ -21,7 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "os/process_start.h"
 #include "os/os.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)

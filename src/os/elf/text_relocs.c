@@ -108,6 +108,25 @@ static unsigned char *symbols_named(int fd, const Shdr *sh, unsigned nsh,
 	return bits;
 }
 
+/* What a relocation of @type fills, in the format-neutral words of os/os.h
+ * (the architecture decides what it means for a call).  Only x86-64's
+ * are told apart: no other port finds call sites. */
+static enum sk__os_reloc_kind kind_of(unsigned machine, unsigned type)
+{
+	if (machine != EM_X86_64)
+		return SK__RELOC_OTHER;
+	switch (type) {
+	case R_X86_64_PC32:
+	case R_X86_64_PLT32:
+		return SK__RELOC_PC32;
+	case R_X86_64_GOTPCREL:
+	case R_X86_64_GOTPCRELX:
+		return SK__RELOC_GOT_PC32;
+	default:
+		return SK__RELOC_OTHER;
+	}
+}
+
 static bool named(const unsigned char *bits, size_t nsyms, size_t sym)
 {
 	return !bits || (sym < nsyms && (bits[sym / 8] >> (sym % 8)) & 1);
@@ -171,7 +190,8 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 				    vaddr < text->sh_addr ||
 				    vaddr + FIELD > text->sh_addr + text->sh_size ||
 				    !want(ctx, bias + vaddr,
-					  RELA_TYPE(block[j].r_info),
+					  kind_of(eh.e_machine,
+						  RELA_TYPE(block[j].r_info)),
 					  block[j].r_addend) ||
 				    !same_as_loaded(fd, text, vaddr, before, bias))
 					continue;

@@ -15,7 +15,7 @@
 
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
 
-uint32_t sk__thread_id(void)
+uint32_t sk__os_thread_id(void)
 {
 	uint32_t t = cached_tid;
 
@@ -28,23 +28,23 @@ uint32_t sk__thread_id(void)
 	return t;
 }
 
-void sk__thread_id_after_fork_child(void)
+void sk__os_thread_id_after_fork_child(void)
 {
 	cached_tid = 0;
 }
 
-void sk__futex_wait(uint32_t *word, uint32_t expected)
+void sk__os_futex_wait(uint32_t *word, uint32_t expected)
 {
 	/* The word changed, or a signal came: the caller looks again. */
 	_umtx_op(word, UMTX_OP_WAIT_UINT_PRIVATE, expected, NULL, NULL);
 }
 
-void sk__futex_wake_one(uint32_t *word)
+void sk__os_futex_wake_one(uint32_t *word)
 {
 	_umtx_op(word, UMTX_OP_WAKE_PRIVATE, 1, NULL, NULL);
 }
 
-void sk__futex_wake_all(uint32_t *word)
+void sk__os_futex_wake_all(uint32_t *word)
 {
 	_umtx_op(word, UMTX_OP_WAKE_PRIVATE, INT_MAX, NULL, NULL);
 }

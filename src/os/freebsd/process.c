@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "os/process_start.h"
 #include "os/os.h"
 
 static uintptr_t aux(int type)

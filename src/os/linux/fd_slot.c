@@ -30,7 +30,7 @@
  * Lending the place closes /proc/self/mem first, so the caller's open()
  * gets a number the library had given back an instant before; the caller
  * opens one file at a time and closes it; the place is taken back by
- * reopening /proc/self/mem (sk__fdslot_return()).  The count the program
+ * reopening /proc/self/mem (sk__os_fdslot_return()).  The count the program
  * sees never goes above one: between the close and the open it is zero,
  * and a program that takes the number meanwhile takes a descriptor it had
  * room for anyway (its own plan leaves the library's place free).
@@ -83,8 +83,8 @@ static bool slot_is_mem; /* /proc/self/mem, not the stand-in */
 static off_t slot_mark;  /* the file's position while it is ours */
 
 /*
- * Who uses the place: one thread at a time, from sk__fdslot_lend() to
- * sk__fdslot_return(), and from sk__fdslot_hold() to sk__fdslot_release()
+ * Who uses the place: one thread at a time, from sk__os_fdslot_lend() to
+ * sk__os_fdslot_return(), and from sk__os_fdslot_hold() to sk__os_fdslot_release()
  * (a batch of code writes).  Its own lock, not the patch lock: the
  * STATICKEYS_FILE reader uses the place without holding the patch lock
  * (a read is not a commit).  Order: the patch lock, then this one; the
@@ -231,7 +231,7 @@ static int slot_open(bool mem)
 
 /* Make the place /proc/self/mem: reopen it if it was lent, or put it in
  * the stand-in's place (closed first: never two).  slot_fd, when not lent,
- * has just been proven ours or forgotten (sk__fdslot_hold). */
+ * has just been proven ours or forgotten (sk__os_fdslot_hold). */
 static void slot_restore(void)
 {
 	if (slot_is_mem && !slot_lent && slot_fd >= 0)
@@ -279,10 +279,10 @@ static void fork_child(void)
 	slot_mutex = fresh;
 	slot_holder = 0;
 	slot_depth = 0;
-	sk__fdslot_after_fork_child();
+	sk__os_fdslot_after_fork_child();
 }
 
-int sk__fdslot_init(void)
+int sk__os_fdslot_init(void)
 {
 	if (slot_fd >= 0)
 		return 0;
@@ -294,7 +294,7 @@ int sk__fdslot_init(void)
 	return 0;
 }
 
-void sk__fdslot_lend(void)
+void sk__os_fdslot_lend(void)
 {
 	slot_enter();
 	if (slot_depth > 1 || slot_lent || slot_fd < 0)
@@ -308,14 +308,14 @@ void sk__fdslot_lend(void)
 	slot_lent = true;
 }
 
-void sk__fdslot_return(void)
+void sk__os_fdslot_return(void)
 {
 	if (slot_depth == 1 && slot_lent)
 		slot_restore();
 	slot_leave();
 }
 
-int sk__fdslot_hold(void)
+int sk__os_fdslot_hold(void)
 {
 	slot_enter();
 	slot_check(); /* the one lseek of an update */
@@ -326,18 +326,18 @@ int sk__fdslot_hold(void)
 	return r;
 }
 
-int sk__fdslot_held_fd(void)
+int sk__os_fdslot_held_fd(void)
 {
 	return slot_fd;
 }
 
-void sk__fdslot_release(void)
+void sk__os_fdslot_release(void)
 {
 	slot_leave();
 }
 
 /* In the child, alone: /proc/self/mem reopened onto the same number. */
-void sk__fdslot_after_fork_child(void)
+void sk__os_fdslot_after_fork_child(void)
 {
 	if (slot_lent) {
 		slot_restore();

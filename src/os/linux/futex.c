@@ -23,10 +23,10 @@
 /* The caller's thread id, read once per thread (gettid is a system call
  * in every C library).  Initial-exec: no allocation on first use, in a
  * handler either.  A forked child's thread gets a new id: see
- * sk__thread_id_after_fork_child(). */
+ * sk__os_thread_id_after_fork_child(). */
 static __thread uint32_t cached_tid __attribute__((tls_model("initial-exec")));
 
-uint32_t sk__thread_id(void)
+uint32_t sk__os_thread_id(void)
 {
 	uint32_t t = cached_tid;
 
@@ -37,24 +37,24 @@ uint32_t sk__thread_id(void)
 	return t;
 }
 
-void sk__thread_id_after_fork_child(void)
+void sk__os_thread_id_after_fork_child(void)
 {
 	cached_tid = 0;
 }
 
-void sk__futex_wait(uint32_t *word, uint32_t expected)
+void sk__os_futex_wait(uint32_t *word, uint32_t expected)
 {
 	/* EAGAIN (the word changed), EINTR (a signal): the caller looks
 	 * again either way. */
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
-void sk__futex_wake_one(uint32_t *word)
+void sk__os_futex_wake_one(uint32_t *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void sk__futex_wake_all(uint32_t *word)
+void sk__os_futex_wake_all(uint32_t *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }

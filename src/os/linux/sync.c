@@ -15,6 +15,21 @@
  * space, by IPI; returning from the interrupt (IRET) serialises the CPU.
  *
  * STATICKEYS_SYNC=membarrier|mprotect forces a method (tests, benchmarks).
+ *
+ * riscv64 (sk__os_icache_sync) keeps instruction fetch coherent with stores
+ * only through fence.i, which acts on the hart that runs it alone; a thread
+ * may also migrate to a hart whose instruction cache is stale.  Linux
+ * offers (Documentation/arch/riscv/cmodx.rst): membarrier SYNC_CORE (riscv
+ * since 6.9: every hart running the process, and every hart a thread of it
+ * runs on next, executes fence.i before returning to user mode), paired
+ * with prctl(PR_RISCV_SET_ICACHE_FLUSH_CTX, ON, PER_PROCESS) (6.10, best
+ * effort), which keeps the writer's own fence.i valid if it migrates; and
+ * on every riscv Linux, riscv_flush_icache(start, end, 0): all harts of
+ * the address space.  So: with membarrier, the prctl once, the caller's
+ * fence.i and the membarrier; else the system call over the batch's range;
+ * if that fails too (an emulator), the sync alone.  Either is one core sync
+ * per batch.  (qemu-user implements riscv_flush_icache as a no-op, which
+ * misses code written through /proc/self/mem: docs/porting.md.)
  */
 #include <errno.h>
 #if __has_include(<linux/membarrier.h>)
@@ -30,6 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__riscv)
+#include <sys/prctl.h>
+#endif
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -46,7 +64,7 @@ static enum method method = SYNC_NONE;
  * start-up a system call and four page faults (experiment 10). */
 static int caller_needs_serialise = -1;
 static volatile long *helper_page;
-/* What the architecture knows (sk__sync_init, from runtime.c). */
+/* What the architecture knows (sk__os_sync_init, from runtime.c). */
 static bool tlb_ipi_serialises;
 static void (*serialize_self)(void);
 
@@ -91,7 +109,7 @@ static bool kernel_before_5_11(void)
 }
 
 /* Where TLB invalidation sends no IPI (aarch64: the architecture says, at
- * sk__sync_init) the fallback serialises no other CPU; say so, once. */
+ * sk__os_sync_init) the fallback serialises no other CPU; say so, once. */
 static void fallback_warn_arch(void)
 {
 	static bool warned;
@@ -135,7 +153,7 @@ static int mprotect_sync(void)
 	return 0;
 }
 
-void sk__sync_init(bool tlb_ipi, void (*serialize)(void))
+void sk__os_sync_init(bool tlb_ipi, void (*serialize)(void))
 {
 	tlb_ipi_serialises = tlb_ipi;
 	serialize_self = serialize;
@@ -158,7 +176,7 @@ static int fall_back(void)
 	return 0;
 }
 
-int sk__sync_cores(void)
+int sk__os_sync_cores(void)
 {
 	int r = -ENOSYS;
 
@@ -189,7 +207,7 @@ int sk__sync_cores(void)
 	return r;
 }
 
-const char *sk__sync_name(void)
+const char *sk__os_sync_name(void)
 {
 	switch (method) {
 	case SYNC_MEMBARRIER:
@@ -200,3 +218,43 @@ const char *sk__sync_name(void)
 		return "none";
 	}
 }
+
+#if defined(__riscv) && __riscv_xlen == 64
+#ifndef PR_RISCV_SET_ICACHE_FLUSH_CTX /* Linux 6.10 */
+#define PR_RISCV_SET_ICACHE_FLUSH_CTX 71
+#define PR_RISCV_CTX_SW_FENCEI_ON 0
+#define PR_RISCV_SCOPE_PER_PROCESS 0
+#endif
+#ifndef __NR_riscv_flush_icache
+#define __NR_riscv_flush_icache 259
+#endif
+
+int sk__os_icache_sync(uintptr_t lo, uintptr_t hi)
+{
+	static bool fencei_ctx; /* under the patch lock */
+
+	if (method == SYNC_MEMBARRIER) {
+		if (!fencei_ctx) {
+			(void)prctl(PR_RISCV_SET_ICACHE_FLUSH_CTX,
+				    PR_RISCV_CTX_SW_FENCEI_ON,
+				    PR_RISCV_SCOPE_PER_PROCESS, 0, 0);
+			fencei_ctx = true;
+		}
+		if (serialize_self)
+			serialize_self();
+		return sk__os_sync_cores();
+	}
+	if (syscall(__NR_riscv_flush_icache, lo, hi, 0UL) == 0) {
+		sk__count_held(SK__C_CORE_SYNCS, 1);
+		return 0;
+	}
+	return sk__os_sync_cores();
+}
+#else
+/* Instruction fetch is coherent with stores here: the sync suffices. */
+int sk__os_icache_sync(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo, (void)hi;
+	return sk__os_sync_cores();
+}
+#endif

@@ -223,7 +223,7 @@ static int cmp_tid(const void *a, const void *b)
 
 /* Read the ids in /proc/self/task into @listed, sorted; the directory is
  * closed before this returns, so that stat files can take its place.
- * Call with the place lent (sk__fdslot_lend). */
+ * Call with the place lent (sk__os_fdslot_lend). */
 static int list_threads(void)
 {
 	char dents[4096];
@@ -259,7 +259,7 @@ static int scan_threads(bool full, struct blocker *b)
 {
 	pid_t self = gettid();
 
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	int r = list_threads(), found = 0;
 
 	for (size_t i = 0; r == 0 && i < listed.n; i++) {
@@ -274,7 +274,7 @@ static int scan_threads(bool full, struct blocker *b)
 			found = 1;
 		}
 	}
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	return r ? r : found;
 }
 

@@ -118,7 +118,7 @@ static long tracer_pid(char *comm, size_t size)
 
 	/* In the library's one place (os/linux/fd_slot.c), under the patch lock;
 	 * one file at a time. */
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	if (read_small("/proc/self/status", status, sizeof(status))) {
 		const char *t = strstr(status, "\nTracerPid:");
 		if (t)
@@ -128,7 +128,7 @@ static long tracer_pid(char *comm, size_t size)
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 	if (pid > 0 && read_small(path, comm, size))
 		comm[strcspn(comm, "\n")] = '\0';
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	return pid;
 }
 

@@ -50,7 +50,7 @@ static struct sigaction chained; /* what was installed before us */
 
 /* The architecture's answer to "where does a thread that trapped here go
  * on?" (sk__os_trap_init). */
-static sk__trap_resume_fn resume_at;
+static sk__os_trap_resume_fn resume_at;
 
 /* trap_address - for a SIGTRAP, the address of the trapping site if it was
  * a breakpoint instruction, else 0.  Signal context. */
@@ -122,7 +122,7 @@ static void trap_handler(int sig, siginfo_t *info, void *uc)
 {
 	int saved_errno = errno;
 	uintptr_t addr = trap_address(info, uc);
-	sk__trap_resume_fn resume_fn = __atomic_load_n(&resume_at,
+	sk__os_trap_resume_fn resume_fn = __atomic_load_n(&resume_at,
 						       __ATOMIC_ACQUIRE);
 	uintptr_t push = 0;
 	uintptr_t resume = addr && resume_fn ? resume_fn(addr, &push) : 0;
@@ -204,7 +204,7 @@ static void sigmask_setup(void)
  * start-up, never in the handler. */
 static bool assume_shadow_stack;
 
-void sk__os_trap_init(sk__trap_resume_fn resume)
+void sk__os_trap_init(sk__os_trap_resume_fn resume)
 {
 	assume_shadow_stack = sk__setting(SK__SETTING_SHADOW_STACK) == 1;
 	__atomic_store_n(&resume_at, resume, __ATOMIC_RELEASE);

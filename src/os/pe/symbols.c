@@ -3,8 +3,9 @@
  * src/os/pe/symbols.c - a function's name for a message, on Windows: not
  * given.  PE images carry no symbol table of their own (mingw's COFF
  * symbols are stripped from release builds, debug information lives in
- * DWARF sections or a PDB), and the only messages that name functions are
- * about patched sites, which Windows does not have (the portable backend).
+ * DWARF sections or a PDB), so a message about a patched site on Windows
+ * (x86-64 keys and static calls are patched there: os/windows/writer.c)
+ * names its address alone.
  */
 #include "os/os.h"
 
@@ -15,8 +16,9 @@ bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 	return false;
 }
 
-/* Call sites of static calls are not patched here: a PE link keeps no
- * relocations of its code, so static calls keep their trampolines. */
+/* Call sites of static calls are not found here (the trampolines are
+ * patched; calls go through them): a PE image keeps no relocations of its
+ * code (SK__RELOCS_UNREADABLE). */
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 			const char *prefix, unsigned before,
 			sk__os_reloc_want *want, void *ctx,

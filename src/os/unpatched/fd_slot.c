@@ -10,33 +10,33 @@
 
 #include "os/os.h"
 
-int sk__fdslot_init(void)
+int sk__os_fdslot_init(void)
 {
 	return 0;
 }
 
-void sk__fdslot_lend(void)
+void sk__os_fdslot_lend(void)
 {
 }
 
-void sk__fdslot_return(void)
+void sk__os_fdslot_return(void)
 {
 }
 
-int sk__fdslot_hold(void)
+int sk__os_fdslot_hold(void)
 {
 	return -ENOTSUP; /* only the writer holds it, and there is none */
 }
 
-int sk__fdslot_held_fd(void)
+int sk__os_fdslot_held_fd(void)
 {
 	return -1;
 }
 
-void sk__fdslot_release(void)
+void sk__os_fdslot_release(void)
 {
 }
 
-void sk__fdslot_after_fork_child(void)
+void sk__os_fdslot_after_fork_child(void)
 {
 }

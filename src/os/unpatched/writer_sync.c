@@ -16,66 +16,66 @@
 
 #include "os/os.h"
 
-int sk__writer_ready(void)
+int sk__os_writer_ready(void)
 {
 	return -ENOTSUP;
 }
 
-int sk__writer_begin(const struct sk__span *spans, size_t n)
-{
-	(void)spans, (void)n;
-	return -ENOTSUP;
-}
-
-int sk__writer_write(const struct sk__span *spans, size_t n)
+int sk__os_writer_begin(const struct sk__span *spans, size_t n)
 {
 	(void)spans, (void)n;
 	return -ENOTSUP;
 }
 
-int sk__writer_end(const struct sk__span *spans, size_t n)
+int sk__os_writer_write(const struct sk__span *spans, size_t n)
 {
 	(void)spans, (void)n;
 	return -ENOTSUP;
 }
 
-bool sk__writer_end_serialises(void)
+int sk__os_writer_end(const struct sk__span *spans, size_t n)
+{
+	(void)spans, (void)n;
+	return -ENOTSUP;
+}
+
+bool sk__os_writer_end_serialises(void)
 {
 	return false;
 }
 
-bool sk__writer_one_call(void)
+bool sk__os_writer_one_call(void)
 {
 	return false;
 }
 
-const char *sk__writer_name(void)
+const char *sk__os_writer_name(void)
 {
 	return "unprobed";
 }
 
-void sk__writer_after_fork_child(void)
+void sk__os_writer_after_fork_child(void)
 {
 }
 
-int sk__writer_select(int writer)
+int sk__os_writer_select(int writer)
 {
 	(void)writer;
 	return -ENOTSUP;
 }
 
-void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
+void sk__os_sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
 {
 	(void)tlb_ipi_serialises;
 	(void)serialize_self;
 }
 
-int sk__sync_cores(void)
+int sk__os_sync_cores(void)
 {
 	return -ENOTSUP;
 }
 
-const char *sk__sync_name(void)
+const char *sk__os_sync_name(void)
 {
 	return "none";
 }

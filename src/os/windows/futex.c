@@ -13,27 +13,27 @@
 
 #include "os/os.h"
 
-uint32_t sk__thread_id(void)
+uint32_t sk__os_thread_id(void)
 {
 	return (uint32_t)GetCurrentThreadId();
 }
 
-void sk__thread_id_after_fork_child(void)
+void sk__os_thread_id_after_fork_child(void)
 {
 }
 
-void sk__futex_wait(uint32_t *word, uint32_t expected)
+void sk__os_futex_wait(uint32_t *word, uint32_t expected)
 {
 	/* The word changed, or a spurious wake: the caller looks again. */
 	WaitOnAddress(word, &expected, sizeof(*word), INFINITE);
 }
 
-void sk__futex_wake_one(uint32_t *word)
+void sk__os_futex_wake_one(uint32_t *word)
 {
 	WakeByAddressSingle(word);
 }
 
-void sk__futex_wake_all(uint32_t *word)
+void sk__os_futex_wake_all(uint32_t *word)
 {
 	WakeByAddressAll(word);
 }

@@ -21,7 +21,6 @@
 #include <pthread.h>
 
 #include "os/os.h"
-#include "os/process_start.h"
 
 uintptr_t sk__os_aux(enum sk__os_aux which)
 {

@@ -24,20 +24,20 @@
 #include "os/os.h"
 #include "support/stats.h"
 
-void sk__sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
+void sk__os_sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void))
 {
 	(void)tlb_ipi_serialises;
 	(void)serialize_self;
 }
 
-int sk__sync_cores(void)
+int sk__os_sync_cores(void)
 {
 	FlushProcessWriteBuffers();
 	sk__count_held(SK__C_CORE_SYNCS, 1);
 	return 0;
 }
 
-const char *sk__sync_name(void)
+const char *sk__os_sync_name(void)
 {
 	return "FlushProcessWriteBuffers";
 }

@@ -34,7 +34,7 @@
 static PVOID handler;
 /* The architecture's answer to "where does a thread that trapped here go
  * on?" (sk__os_trap_init, before the handler is added). */
-static sk__trap_resume_fn resume_at;
+static sk__os_trap_resume_fn resume_at;
 
 /* trap_address - the address of the trapping site if @r is a breakpoint
  * exception, else 0. */
@@ -83,7 +83,7 @@ static LONG CALLBACK breakpoint_handler(EXCEPTION_POINTERS *ep)
 
 /* At start-up (the first object's registration, before the patch lock is
  * ever taken: pinning asks the loader). */
-void sk__os_trap_init(sk__trap_resume_fn resume)
+void sk__os_trap_init(sk__os_trap_resume_fn resume)
 {
 	resume_at = resume;
 	sk__os_pin_image((const void *)&breakpoint_handler);

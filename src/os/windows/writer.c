@@ -115,9 +115,9 @@ static const char *name_of(int w)
 }
 
 static const struct sk__writer_ops ops = { probe, name_of, name_of,
-					   sk__writer_ready };
+					   sk__os_writer_ready };
 
-int sk__writer_ready(void)
+int sk__os_writer_ready(void)
 {
 	if (current == W_UNPROBED) {
 		SYSTEM_INFO si;
@@ -128,7 +128,7 @@ int sk__writer_ready(void)
 	return current == W_NONE ? -EPERM : 0;
 }
 
-int sk__writer_select(int writer)
+int sk__os_writer_select(int writer)
 {
 	return sk__writer_switch(&ops, &current, writer);
 }
@@ -170,7 +170,7 @@ static int open_ranges(const struct sk__span *spans, size_t n)
 	return 0;
 }
 
-int sk__writer_begin(const struct sk__span *spans, size_t n)
+int sk__os_writer_begin(const struct sk__span *spans, size_t n)
 {
 	if (current != W_MPROTECT)
 		return 0;
@@ -180,20 +180,20 @@ int sk__writer_begin(const struct sk__span *spans, size_t n)
 	return r;
 }
 
-bool sk__writer_end_serialises(void)
+bool sk__os_writer_end_serialises(void)
 {
 	/* Windows does not say that a protection change interrupts the
 	 * other processors: every step syncs with os/windows/sync.c. */
 	return false;
 }
 
-int sk__writer_end(const struct sk__span *spans, size_t n)
+int sk__os_writer_end(const struct sk__span *spans, size_t n)
 {
 	(void)spans, (void)n;
 	return current == W_MPROTECT ? close_ranges() : 0;
 }
 
-int sk__writer_write(const struct sk__span *spans, size_t n)
+int sk__os_writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
@@ -211,17 +211,17 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 	return 0;
 }
 
-bool sk__writer_one_call(void)
+bool sk__os_writer_one_call(void)
 {
 	return false; /* nothing asks: call sites are patched on Linux */
 }
 
-const char *sk__writer_name(void)
+const char *sk__os_writer_name(void)
 {
 	return current == W_UNPROBED ? "unprobed" : name_of(current);
 }
 
-void sk__writer_after_fork_child(void)
+void sk__os_writer_after_fork_child(void)
 {
 	/* Windows has no fork(). */
 }

@@ -265,9 +265,11 @@ errno_location errno error iob_func acrt_iob_func chkstk_ms tls_get_addr
 stack_chk_fail stack_chk_guard GLOBAL_OFFSET_TABLE_ assert_fail emutls_get_address
 """.split())
 # The compiler's own helpers (libgcc, compiler-rt): 64-bit division on
-# i686 (__udivdi3), soft arithmetic.
-COMPILER_HELPER = re.compile(r"^(u?divmod|u?div|u?mod|mul|ashl|ashr|lshr|"
-                             r"popcount|clz|ctz|ffs|neg|u?cmp)[a-z]{2,3}[0-9]$")
+# i686 (__udivdi3), soft arithmetic, aarch64's outline atomics
+# (__aarch64_cas4_acq_rel).
+COMPILER_HELPER = re.compile(r"^((u?divmod|u?div|u?mod|mul|ashl|ashr|lshr|"
+                             r"popcount|clz|ctz|ffs|neg|u?cmp)[a-z]{2,3}[0-9]"
+                             r"|aarch64_[a-z]+[0-9]+(_[a-z_]+)?)$")
 CONTRACT = "src/os/os.h"
 
 

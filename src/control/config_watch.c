@@ -220,9 +220,9 @@ static int read_all(struct sk__conf *conf, uint64_t *hash, char *err,
 static int read_in_place(struct sk__conf *conf, uint64_t *hash, char *err,
 			 size_t errlen)
 {
-	sk__fdslot_lend();
+	sk__os_fdslot_lend();
 	int r = read_all(conf, hash, err, errlen);
-	sk__fdslot_return();
+	sk__os_fdslot_return();
 	return r;
 }
 

@@ -268,10 +268,4 @@ void sk__control_set_exiting(void);
  * is no control socket (no_socket.c: nothing sets it). */
 bool sk__control_exiting(void);
 
-/* Old spellings of the OS contract's names (os/os.h: sk__os_*), for
- * control/config_watch.c, being edited elsewhere at the time of the rename:
- * remove once it says sk__os_*. */
-#define sk__fdslot_lend sk__os_fdslot_lend
-#define sk__fdslot_return sk__os_fdslot_return
-
 #endif /* SK_CONTROL_PLANE_H */

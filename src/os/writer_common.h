@@ -46,20 +46,4 @@ bool sk__span_range(const struct sk__span *spans, size_t n, size_t *i,
  * that differ (the mprotect writers, into pages opened for writing). */
 void sk__store_code(const struct sk__span *s);
 
-/* Old spellings of the OS contract's names (os/os.h: sk__os_*), for
- * os/linux/writer.c, being edited elsewhere at the time of the rename:
- * remove once it says sk__os_*. */
-#define sk__fdslot_held_fd sk__os_fdslot_held_fd
-#define sk__fdslot_hold sk__os_fdslot_hold
-#define sk__fdslot_release sk__os_fdslot_release
-#define sk__writer_after_fork_child sk__os_writer_after_fork_child
-#define sk__writer_begin sk__os_writer_begin
-#define sk__writer_end sk__os_writer_end
-#define sk__writer_end_serialises sk__os_writer_end_serialises
-#define sk__writer_name sk__os_writer_name
-#define sk__writer_one_call sk__os_writer_one_call
-#define sk__writer_ready sk__os_writer_ready
-#define sk__writer_select sk__os_writer_select
-#define sk__writer_write sk__os_writer_write
-
 #endif /* SK_OS_WRITER_COMMON_H */

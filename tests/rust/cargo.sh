@@ -169,8 +169,8 @@ test-crt-static)
   # Fully static test programs (-C target-feature=+crt-static, static-pie on
   # x86_64-unknown-linux-gnu; --target keeps their artifacts apart from the
   # other steps'), the bundled runtime, every test program checked to be
-  # static.  Left out: the plugin test, whose cdylib cargo does not build
-  # with crt-static, and the doctests (rustdoc links them without RUSTFLAGS;
+  # static.  Left out: the plugin and two-copies tests, whose cdylibs cargo
+  # does not build with crt-static, and the doctests (rustdoc links them without RUSTFLAGS;
   # they run in test-bundled).
   triple=x86_64-unknown-linux-gnu
   [ "$(uname -m)" = x86_64 ] || { echo "SKIPPED: not an x86-64 host"; exit 77; }
@@ -178,7 +178,8 @@ test-crt-static)
     { echo "SKIPPED: no static glibc (libc6-dev)"; exit 77; }
   export RUSTFLAGS="-C target-feature=+crt-static"
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test --workspace --tests --target $triple \
-    --exclude statickeys-test-plugin -- "${targs[@]}"
+    --exclude statickeys-test-plugin --exclude statickeys-test-two-copies \
+    -- "${targs[@]}"
   STATICKEYS_SYS_BUNDLED=1 STATICKEYS_SYNC=mprotect "$cargo" test \
     -p statickeys --test torture --target $triple -- "${targs[@]}"
   t=$(find "$CARGO_TARGET_DIR/$triple/debug/deps" -name 'torture-*' -type f \
@@ -186,7 +187,7 @@ test-crt-static)
   file -L "$t" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $t is not static: $(file -L "$t")"; exit 1; }
   echo "crt-static: $(file -L "$t" | cut -d, -f1-5)"
-  echo "not run here: statickeys-test-plugin (no cdylib with crt-static)"
+  echo "not run here: statickeys-test-plugin and -two-copies (no cdylib with crt-static)"
   ;;
 clippy)
   if ! "$cargo" clippy --version >/dev/null 2>&1; then

@@ -157,9 +157,9 @@ static bool image_trap_all(struct batch *b)
 
 static int write_and_sync(struct batch *b)
 {
-	int r = sk__writer_write(b->runs, b->nruns);
+	int r = sk__os_writer_write(b->runs, b->nruns);
 
-	return r ? r : sk__sync_cores();
+	return r ? r : sk__os_sync_cores();
 }
 
 /*
@@ -238,14 +238,14 @@ static int batch_run(struct batch *b, size_t *changed)
 	if (r == 0)
 		r = batch_verify(b, changed);
 	if (r == 0)
-		r = sk__writer_begin(b->runs, b->nruns);
+		r = sk__os_writer_begin(b->runs, b->nruns);
 	if (r)
 		return r;
 	sk__trap_publish(b->p, b->n);
 
-	if (sk__single_threaded() && sk__writer_one_call()) {
+	if (sk__os_single_threaded() && sk__os_writer_one_call()) {
 		r = batch_whole(b);
-		(void)sk__writer_end(b->runs, b->nruns);
+		(void)sk__os_writer_end(b->runs, b->nruns);
 		sk__trap_retire();
 		if (r == 0) {
 			sk__count_held(SK__C_BATCHES, 1);
@@ -271,10 +271,10 @@ static int batch_run(struct batch *b, size_t *changed)
 	bool end_syncs = false;
 	if (r == 0) {
 		image_set(b, 0, 1, true);
-		r = sk__writer_write(b->runs, b->nruns);
-		end_syncs = r == 0 && sk__writer_end_serialises();
+		r = sk__os_writer_write(b->runs, b->nruns);
+		end_syncs = r == 0 && sk__os_writer_end_serialises();
 		if (r == 0 && !end_syncs)
-			r = sk__sync_cores();
+			r = sk__os_sync_cores();
 	}
 	if (r) {
 		sk__warn("code write failed mid-batch (%s); restoring %zu sites",
@@ -293,8 +293,8 @@ static int batch_run(struct batch *b, size_t *changed)
 			r = -EIO;
 		}
 	}
-	if (sk__writer_end(b->runs, b->nruns) != 0 && end_syncs)
-		(void)sk__sync_cores(); /* the shootdown may not have happened */
+	if (sk__os_writer_end(b->runs, b->nruns) != 0 && end_syncs)
+		(void)sk__os_sync_cores(); /* the shootdown may not have happened */
 	sk__trap_retire();
 	if (hold)
 		sk__os_trap_hold_signals(false);
@@ -307,7 +307,7 @@ static int batch_run(struct batch *b, size_t *changed)
 
 int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 {
-	int r = sk__writer_ready();
+	int r = sk__os_writer_ready();
 
 	if (r || n == 0)
 		return r;
@@ -336,16 +336,16 @@ static void finish_cut_batch(void)
 	size_t n;
 	const struct sk__patch *p = sk__trap_live(&n);
 
-	if (!p || sk__writer_ready() != 0)
+	if (!p || sk__os_writer_ready() != 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct sk__span s = { .addr = p[i].addr,
 				      .len = sk__arch_site_size,
 				      .bytes = p[i].new_insn,
 				      .segment = p[i].segment };
-		if (sk__writer_begin(&s, 1) == 0) {
-			(void)sk__writer_write(&s, 1);
-			(void)sk__writer_end(&s, 1);
+		if (sk__os_writer_begin(&s, 1) == 0) {
+			(void)sk__os_writer_write(&s, 1);
+			(void)sk__os_writer_end(&s, 1);
 		}
 	}
 }

@@ -33,16 +33,4 @@ void sk__trap_after_fork_child(void);
  * its size: in a fork child, the batch the fork cut. */
 const struct sk__patch *sk__trap_live(size_t *n);
 
-/* Old spellings of the OS contract's names (os/os.h: sk__os_*), for
- * arch/x86_64/int3_batch.c, being edited elsewhere at the time of the rename:
- * remove once it says sk__os_*. */
-#define sk__single_threaded sk__os_single_threaded
-#define sk__sync_cores sk__os_sync_cores
-#define sk__writer_begin sk__os_writer_begin
-#define sk__writer_end sk__os_writer_end
-#define sk__writer_end_serialises sk__os_writer_end_serialises
-#define sk__writer_one_call sk__os_writer_one_call
-#define sk__writer_ready sk__os_writer_ready
-#define sk__writer_write sk__os_writer_write
-
 #endif /* SK_ARCH_X86_64_H */

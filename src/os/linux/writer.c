@@ -72,10 +72,10 @@ static bool store_site_word(const struct sk__span *s)
 
 /* The descriptor is the library's one place for files (fd_slot.c), held
  * since start-up; it is checked to be ours once per batch and kept from
- * other users of the place from sk__writer_begin() to sk__writer_end(). */
+ * other users of the place from sk__os_writer_begin() to sk__os_writer_end(). */
 static int procmem_write(uintptr_t addr, const void *src, size_t len)
 {
-	ssize_t n = pwrite(sk__fdslot_held_fd(), src, len, (off_t)addr);
+	ssize_t n = pwrite(sk__os_fdslot_held_fd(), src, len, (off_t)addr);
 	if (n == (ssize_t)len)
 		return 0;
 	return n < 0 ? -errno : -EIO;
@@ -95,11 +95,11 @@ static int probe(int w)
 	unsigned char byte = *(volatile unsigned char *)a;
 
 	if (w == W_PROCMEM) {
-		int r = sk__fdslot_hold();
+		int r = sk__os_fdslot_hold();
 		if (r < 0)
 			return r;
 		r = procmem_write(a, &byte, 1);
-		sk__fdslot_release();
+		sk__os_fdslot_release();
 		return r;
 	}
 	int r = set_prot(a, 1, PROT_READ | PROT_WRITE | PROT_EXEC);
@@ -120,9 +120,9 @@ static const char *refused_of(int w)
 }
 
 static const struct sk__writer_ops ops = { probe, name_of, refused_of,
-					   sk__writer_ready };
+					   sk__os_writer_ready };
 
-int sk__writer_ready(void)
+int sk__os_writer_ready(void)
 {
 	if (current == W_UNPROBED) {
 		page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -131,7 +131,7 @@ int sk__writer_ready(void)
 	return current == W_NONE ? -EPERM : 0;
 }
 
-int sk__writer_select(int writer)
+int sk__os_writer_select(int writer)
 {
 	return sk__writer_switch(&ops, &current, writer);
 }
@@ -157,10 +157,10 @@ static int protect_spans(const struct sk__span *spans, size_t n, bool open)
 	return 0;
 }
 
-int sk__writer_begin(const struct sk__span *spans, size_t n)
+int sk__os_writer_begin(const struct sk__span *spans, size_t n)
 {
 	if (current == W_PROCMEM) {
-		int fd = sk__fdslot_hold(); /* released by sk__writer_end() */
+		int fd = sk__os_fdslot_hold(); /* released by sk__os_writer_end() */
 		return fd >= 0 ? 0 : fd;
 	}
 	if (current != W_MPROTECT)
@@ -171,26 +171,26 @@ int sk__writer_begin(const struct sk__span *spans, size_t n)
 	return r;
 }
 
-bool sk__writer_end_serialises(void)
+bool sk__os_writer_end_serialises(void)
 {
 	return current == W_MPROTECT;
 }
 
-bool sk__writer_one_call(void)
+bool sk__os_writer_one_call(void)
 {
 	return current == W_PROCMEM;
 }
 
-int sk__writer_end(const struct sk__span *spans, size_t n)
+int sk__os_writer_end(const struct sk__span *spans, size_t n)
 {
 	if (current == W_PROCMEM) {
-		sk__fdslot_release();
+		sk__os_fdslot_release();
 		return 0;
 	}
 	return current == W_MPROTECT ? protect_spans(spans, n, false) : 0;
 }
 
-int sk__writer_write(const struct sk__span *spans, size_t n)
+int sk__os_writer_write(const struct sk__span *spans, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (current == W_MPROTECT) {
@@ -207,12 +207,12 @@ int sk__writer_write(const struct sk__span *spans, size_t n)
 	return 0;
 }
 
-const char *sk__writer_name(void)
+const char *sk__os_writer_name(void)
 {
 	return current == W_UNPROBED ? "unprobed" : name_of(current);
 }
 
-void sk__writer_after_fork_child(void)
+void sk__os_writer_after_fork_child(void)
 {
 	/* The descriptor named the parent's memory: fd_slot.c's own fork
 	 * handler reopens it onto the same number in the child. */

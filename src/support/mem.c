@@ -196,11 +196,27 @@ void sk__sort(void *base, size_t n, size_t size,
 	/* Small and nearly in order (a static call's trampoline before its
 	 * call sites): an insertion sort, whose cost is the disorder. */
 	if (n <= SMALL_SORT) {
-		for (size_t i = sorted; i < n; i++)
-			for (size_t j = i; j > 0 &&
-					   cmp(b + (j - 1) * size, b + j * size) > 0;
-			     j--)
-				swap_bytes(b + (j - 1) * size, b + j * size, size);
+		unsigned char tmp[256];
+		for (size_t i = sorted; i < n; i++) {
+			size_t j = i;
+			while (j > 0 && cmp(b + (j - 1) * size, b + i * size) > 0)
+				j--;
+			if (j == i)
+				continue;
+			/* One element moved over (i - j) others: one block move,
+			 * not (i - j) swaps byte by byte (a batch's trampoline
+			 * after its 40 call sites: 64 swaps of a patch each). */
+			if (size <= sizeof(tmp)) {
+				memcpy(tmp, b + i * size, size);
+				memmove(b + (j + 1) * size, b + j * size,
+					(i - j) * size);
+				memcpy(b + j * size, tmp, size);
+			} else {
+				for (size_t k = i; k > j; k--)
+					swap_bytes(b + (k - 1) * size, b + k * size,
+						   size);
+			}
+		}
 		return;
 	}
 	for (size_t i = n / 2; i-- > 0;)

@@ -53,20 +53,40 @@ static bool read_at(int fd, void *buf, size_t len, uint64_t off)
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
+/* The file's code, read CODE_BLOCK bytes at a time: the fields come in
+ * address order, so a program's 400 call sites take a few reads, not one
+ * read each. */
+#define CODE_BLOCK (64 * 1024)
+struct code_cache {
+	unsigned char *buf; /* CODE_BLOCK bytes */
+	uint64_t off;       /* the file offset buf holds from... */
+	size_t len;         /* ...and how many bytes */
+};
+
 /* The file's bytes [@vaddr - @before, @vaddr + FIELD) equal the loaded
  * ones, @text being the section that holds them. */
 static bool same_as_loaded(int fd, const Shdr *text, uint64_t vaddr,
-			   unsigned before, uintptr_t bias)
+			   unsigned before, uintptr_t bias,
+			   struct code_cache *c)
 {
-	unsigned char file[16];
 	uint64_t from = vaddr - before;
 	size_t len = before + FIELD;
 
-	if (len > sizeof(file) || from < text->sh_addr ||
+	if (len > 16 || from < text->sh_addr ||
 	    vaddr + FIELD > text->sh_addr + text->sh_size)
 		return false;
-	return read_at(fd, file, len, text->sh_offset + (from - text->sh_addr)) &&
-	       memcmp(file, (const void *)(uintptr_t)(bias + from), len) == 0;
+	uint64_t at = text->sh_offset + (from - text->sh_addr);
+	if (at < c->off || at + len > c->off + c->len) {
+		uint64_t end = text->sh_offset + text->sh_size;
+		size_t n = end - at < CODE_BLOCK ? (size_t)(end - at) : CODE_BLOCK;
+		c->len = 0;
+		if (!read_at(fd, c->buf, n, at))
+			return false;
+		c->off = at;
+		c->len = n;
+	}
+	return memcmp(c->buf + (at - c->off),
+		      (const void *)(uintptr_t)(bias + from), len) == 0;
 }
 
 /*
@@ -152,7 +172,8 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 		return 0;
 	sh = calloc(eh.e_shnum, sizeof(*sh));
 	block = malloc(BLOCK * sizeof(*block));
-	if (!sh || !block) {
+	struct code_cache code = { malloc(CODE_BLOCK), 0, 0 };
+	if (!sh || !block || !code.buf) {
 		n = -ENOMEM;
 		goto out;
 	}
@@ -193,7 +214,8 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 					  kind_of(eh.e_machine,
 						  RELA_TYPE(block[j].r_info)),
 					  block[j].r_addend) ||
-				    !same_as_loaded(fd, text, vaddr, before, bias))
+				    !same_as_loaded(fd, text, vaddr, before, bias,
+						    &code))
 					continue;
 				if ((size_t)n == max) {
 					n = -E2BIG;
@@ -206,6 +228,7 @@ static long scan(int fd, uintptr_t bias, const char *prefix, unsigned before,
 out:
 	free(bits);
 	free(block);
+	free(code.buf);
 	free(sh);
 	return n;
 }

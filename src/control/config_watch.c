@@ -69,6 +69,16 @@
 #include "support/settings.h"
 #include "support/stats.h"
 
+/* A file's modification and change times: POSIX 2008's st_mtim and
+ * st_ctim, which macOS spells st_mtimespec and st_ctimespec. */
+#ifdef __APPLE__
+#define ST_MTIM st_mtimespec
+#define ST_CTIM st_ctimespec
+#else
+#define ST_MTIM st_mtim
+#define ST_CTIM st_ctim
+#endif
+
 #define SETTLE_MS 10
 #define BURST_MS 50
 #define WRITE_WAIT_MS 1000
@@ -135,13 +145,13 @@ static int read_one(struct sk__conf *conf, const char *file, uint64_t *hash,
 	struct stat after;
 	/* Changed while it was read (its size or times): read it again. */
 	bool changed = fstat(fd, &after) != 0 || after.st_size != st.st_size ||
-		       after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-		       after.st_mtim.tv_nsec != st.st_mtim.tv_nsec ||
-		       after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
-		       after.st_ctim.tv_nsec != st.st_ctim.tv_nsec;
+		       after.ST_MTIM.tv_sec != st.ST_MTIM.tv_sec ||
+		       after.ST_MTIM.tv_nsec != st.ST_MTIM.tv_nsec ||
+		       after.ST_CTIM.tv_sec != st.ST_CTIM.tv_sec ||
+		       after.ST_CTIM.tv_nsec != st.ST_CTIM.tv_nsec;
 	close(fd);
-	int64_t ctime_ns = (int64_t)after.st_ctim.tv_sec * 1000000000 +
-			   after.st_ctim.tv_nsec;
+	int64_t ctime_ns = (int64_t)after.ST_CTIM.tv_sec * 1000000000 +
+			   after.ST_CTIM.tv_nsec;
 	if (ctime_ns > w.changed_ns)
 		w.changed_ns = ctime_ns;
 	int r = n < 0 ? -EIO : changed ? -EAGAIN : 0;

@@ -143,7 +143,8 @@ struct sk_static_call_sites {
  * are direct and how many go through its trampoline, and why
  * (sk_static_call_sites(name, out) names it; `skctl calls` shows the same).
  * Return: 0; -EINVAL for a descriptor SK_DEFINE_STATIC_CALL did not make;
- * -ENOENT if it never registered (its object has not run its constructor);
+ * -ENOENT if one with a trampoline never registered (its object has not
+ * run its constructor);
  * as sk_key_enable() when the patch lock cannot be taken.
  */
 SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,

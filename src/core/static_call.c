@@ -608,8 +608,9 @@ int sk__calls_sites_locked(const struct sk_static_call_key *key,
 	const struct sk__call *c = find(key);
 
 	memset(out, 0, sizeof(*out));
-	if (!c)
-		return -ENOENT;
+	out->why = SK_CALL_SITES_NOT_PATCHED;
+	if (!c) /* the pointer form need not register (Rust's): no sites */
+		return key->tramp ? -ENOENT : 0;
 	out->direct = c->nsites;
 	out->trampoline = c->nthrough;
 	out->why = c->why;

@@ -110,11 +110,10 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  * @SK_CALL_SITES_STRIPPED: the file has no symbol table (strip --strip-all
  *	removes the relocations with it): as NO_RELOCS.
  * @SK_CALL_SITES_UNREADABLE: the object's file could not be read (gone,
- *	replaced on disk, over 8192 call sites), or keeps no relocations in a
- *	form the runtime reads (PE, Mach-O): as NO_RELOCS.
- * @SK_CALL_SITES_NOT_PATCHED: this build rewrites no call sites (the
- *	pointer form, the portable backend, or an architecture without
- *	trampolines' call sites: everywhere but x86-64 ELF).
+ *	replaced on disk, over 8192 call sites): as NO_RELOCS.
+ * @SK_CALL_SITES_NOT_PATCHED: this build rewrites no call sites: everywhere
+ *	but x86-64 Linux (other architectures, Windows, macOS), and the
+ *	pointer form and portable backend there.
  * Calls from another object go through its PLT or GOT to the trampoline,
  * whatever the reason says; they are never counted.
  */

@@ -131,6 +131,8 @@ static int why_of(enum sk__os_relocs kept, long n)
 		return SK_CALL_SITES_NO_RELOCS;
 	case SK__RELOCS_STRIPPED:
 		return SK_CALL_SITES_STRIPPED;
+	case SK__RELOCS_NOT_KEPT:
+		return SK_CALL_SITES_NOT_PATCHED; /* Windows, macOS */
 	default:
 		return SK_CALL_SITES_UNREADABLE;
 	}

@@ -219,10 +219,10 @@ bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
  * x86-64: PC32, PLT32), or to its GOT entry (GOTPCREL, GOTPCRELX). */
 enum sk__os_reloc_kind { SK__RELOC_OTHER, SK__RELOC_PC32, SK__RELOC_GOT_PC32 };
 /* What a file kept of its relocations (skctl calls says why none): read;
- * none (no --emit-relocs); no symbol table; unreadable, or in a form not
- * read (SHT_REL, PE, Mach-O). */
+ * none (no --emit-relocs); no symbol table; unreadable; the format keeps
+ * none this port reads (PE, Mach-O). */
 enum sk__os_relocs { SK__RELOCS_KEPT, SK__RELOCS_NONE, SK__RELOCS_STRIPPED,
-		     SK__RELOCS_UNREADABLE };
+		     SK__RELOCS_UNREADABLE, SK__RELOCS_NOT_KEPT };
 /* sk__os_reloc_want - asked of one relocation of the code: the loaded
  * address of the 32-bit field, its kind and addend.  True: take it. */
 typedef bool sk__os_reloc_want(void *ctx, uintptr_t field,

@@ -182,11 +182,11 @@ pub enum CallSitesWhy {
     NoRelocs,
     /// The file has no symbol table (`strip --strip-all`): as `NoRelocs`.
     Stripped,
-    /// The object's file could not be read, or keeps no relocations in a
-    /// form the runtime reads: as `NoRelocs`.
+    /// The object's file could not be read (gone, replaced on disk, over
+    /// 8,192 call sites): as `NoRelocs`.
     Unreadable,
-    /// This build rewrites no call sites (the pointer form: everywhere but
-    /// x86-64 Linux, and the portable backend).
+    /// This build rewrites no call sites: everywhere but x86-64 Linux, and
+    /// the portable backend there.
     NotPatched,
 }
 

@@ -23,6 +23,6 @@ long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 	(void)path, (void)program, (void)bias, (void)prefix, (void)before;
 	(void)want;
 	(void)ctx, (void)out, (void)max;
-	*kept = SK__RELOCS_UNREADABLE;
+	*kept = SK__RELOCS_NOT_KEPT;
 	return 0;
 }

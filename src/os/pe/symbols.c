@@ -18,7 +18,7 @@ bool sk__os_symbol_of(const char *path, uint64_t vaddr, char *name, size_t len,
 
 /* Call sites of static calls are not found here (the trampolines are
  * patched; calls go through them): a PE image keeps no relocations of its
- * code (SK__RELOCS_UNREADABLE). */
+ * code (SK__RELOCS_NOT_KEPT). */
 long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 			const char *prefix, unsigned before,
 			sk__os_reloc_want *want, void *ctx,
@@ -27,6 +27,6 @@ long sk__os_text_relocs(const char *path, bool program, uintptr_t bias,
 	(void)path, (void)program, (void)bias, (void)prefix, (void)before;
 	(void)want;
 	(void)ctx, (void)out, (void)max;
-	*kept = SK__RELOCS_UNREADABLE;
+	*kept = SK__RELOCS_NOT_KEPT;
 	return 0;
 }

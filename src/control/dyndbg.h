@@ -34,8 +34,10 @@ struct sk__dd_queries {
 /* sk__dd_parse - parse @text (the kernel's control-file language).
  * @who names the caller in the warning ("sk_dyndbg_query",
  * "STATICKEYS_DYNDBG").  Return: 0, or -EINVAL after one warning naming
- * the bad word and its position (then @out holds nothing), -ENOMEM. */
-int sk__dd_parse(const char *text, const char *who, struct sk__dd_queries *out);
+ * the bad word and its position (then @out holds nothing), -ENOMEM.
+ * With @err, the message goes there instead of to the warning. */
+int sk__dd_parse(const char *text, const char *who, struct sk__dd_queries *out,
+		 char *err, size_t errlen);
 void sk__dd_free(struct sk__dd_queries *q);
 
 /* sk__dd_matches - @site is one that query @q selects. */
@@ -54,8 +56,9 @@ int sk__dd_apply_locked(const struct sk__dd_queries *qs,
 			const struct sk__audit_src *src);
 
 /* sk__dd_query_from - parse and apply @text, taking the lock (the control
- * socket: @src its peer). */
-int sk__dd_query_from(const char *text, const struct sk__audit_src *src);
+ * socket: @src its peer, @err where a parse error is told). */
+int sk__dd_query_from(const char *text, const struct sk__audit_src *src,
+		      char *err, size_t errlen);
 
 /* sk__dd_init - once, from runtime init: name each registering object's
  * statements' module and apply STATICKEYS_DYNDBG to them. */

@@ -21,6 +21,7 @@
  * with a class is matched only by a query naming that class.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,13 +43,19 @@ struct parser {
 	const char *text;
 	const char *who;
 	size_t query; /* 1-based, for messages */
+	char *err;    /* NULL: warn */
+	size_t errlen;
 };
 
 static int fail(const struct parser *p, const struct word *w,
 		const char *what)
 {
-	sk__warn("%s: query %zu, byte %zu: %s \"%s\"; nothing changed",
-		 p->who, p->query, w->at + 1, what, w->s);
+	if (p->err)
+		snprintf(p->err, p->errlen, "query %zu, byte %zu: %s \"%s\"; "
+			 "nothing changed", p->query, w->at + 1, what, w->s);
+	else
+		sk__warn("%s: query %zu, byte %zu: %s \"%s\"; nothing "
+			 "changed", p->who, p->query, w->at + 1, what, w->s);
 	return -EINVAL;
 }
 
@@ -277,7 +284,8 @@ static int parse_query(const struct parser *p, struct word *w, size_t n,
 	return 0;
 }
 
-int sk__dd_parse(const char *text, const char *who, struct sk__dd_queries *out)
+int sk__dd_parse(const char *text, const char *who, struct sk__dd_queries *out,
+		 char *err, size_t errlen)
 {
 	size_t len = strlen(text), cap = 1, i = 0;
 
@@ -290,7 +298,7 @@ int sk__dd_parse(const char *text, const char *who, struct sk__dd_queries *out)
 		sk__dd_free(out);
 		return -ENOMEM;
 	}
-	struct parser p = { text, who, 0 };
+	struct parser p = { text, who, 0, err, errlen };
 	char *o = out->words;
 	while (out->n < cap) {
 		struct word w[MAX_WORDS];

@@ -155,14 +155,15 @@ int sk__dd_apply_locked(const struct sk__dd_queries *qs,
 	return total > 0x7fffffff ? 0x7fffffff : (int)total;
 }
 
-int sk__dd_query_from(const char *text, const struct sk__audit_src *src)
+int sk__dd_query_from(const char *text, const struct sk__audit_src *src,
+		      char *err, size_t errlen)
 {
 	struct sk__dd_queries qs;
 	int r;
 
 	if (!text)
 		return -EINVAL;
-	r = sk__dd_parse(text, src ? "skctl debug" : "sk_dyndbg_query", &qs);
+	r = sk__dd_parse(text, "sk_dyndbg_query", &qs, err, errlen);
 	if (r)
 		return r;
 	r = sk__lock();
@@ -178,7 +179,7 @@ int sk__dd_query_from(const char *text, const struct sk__audit_src *src)
 
 SK_API int sk_dyndbg_query(const char *query)
 {
-	return sk__dd_query_from(query, NULL);
+	return sk__dd_query_from(query, NULL, NULL, 0);
 }
 
 /* ---- objects as they register ------------------------------------------------ */
@@ -218,7 +219,7 @@ void sk__dd_init(void)
 
 	/* Parsed once; a text that does not parse is warned about and
 	 * ignored whole, as sk_dyndbg_query() refuses it. */
-	if (text && *text && sk__dd_parse(text, "STATICKEYS_DYNDBG", &startup))
+	if (text && *text && sk__dd_parse(text, "STATICKEYS_DYNDBG", &startup, NULL, 0))
 		memset(&startup, 0, sizeof(startup));
 	next_hook = sk__object_added_hook;
 	sk__object_added_hook = object_added;

@@ -135,8 +135,12 @@ SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
 }
 #endif
 
+/* The key's name, for `skctl list` and the audit trail: dyndbg:FILE:LINE. */
+#define SK__DYNDBG_STR2(x) #x
+#define SK__DYNDBG_STR(x) SK__DYNDBG_STR2(x)
 #define SK__DYNDBG_INIT(cls, fmt)                                            \
-	{ { SK__KEY_INIT(0, "dyndbg:" __FILE__, SK__DYNDBG_DESC) },          \
+	{ { SK__KEY_INIT(0, "dyndbg:" __FILE__ ":" SK__DYNDBG_STR(__LINE__),  \
+			 SK__DYNDBG_DESC) },                                  \
 	  SK__DYNDBG_MAGIC, __LINE__, __FILE__, __func__, (fmt), (cls), 0, 0 }
 
 /* PE: the listing entry is kept by a reference from the enabled path (its

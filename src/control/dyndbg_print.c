@@ -23,8 +23,35 @@
 
 #define MSG_MAX 1024
 
-SK_DEFINE_STATIC_CALL(sk_dyndbg_sink, sk_dyndbg_sink_stderr);
+/*
+ * The sink: SK_DEFINE_STATIC_CALL's descriptor and trampoline, without its
+ * constructor.  Registering a static call rewrites its trampoline, an
+ * update, and the library must not patch anything of its own as it loads
+ * (a program that never enables a statement never pays for one); until
+ * registered, the trampoline jumps through the descriptor's slot, and the
+ * first sk_static_call_update() of the sink registers it (core/
+ * static_call.c's find_or_add), as for any static call the runtime has
+ * not yet seen.
+ */
+SK__SC_DECLARE_FN(sk_dyndbg_sink, __typeof__(sk_dyndbg_sink_stderr));
+__attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key
+	SK__SC_DESC(sk_dyndbg_sink) = {
+	SK__FN_PTR(sk_dyndbg_sink_stderr), SK__FN_PTR(sk_dyndbg_sink_stderr),
+	"sk_dyndbg_sink", SK__SC_TRAMP_ADDR(sk_dyndbg_sink),
+	SK__STATIC_CALL_MAGIC, 0, 0
+};
+SK__SC_DEFINE_TRAMP(sk_dyndbg_sink);
 SK_EXPORT_STATIC_CALL(sk_dyndbg_sink);
+#ifdef _WIN32
+/* The DLL exports its SK_API functions alone (dllexport): the sink's
+ * descriptor and trampoline, which a program names through
+ * SK_DECLARE_STATIC_CALL, are exported by the linker's directive section
+ * (mingw-w64's ld reads -export: there).  Built, not yet run under wine. */
+__asm__(".section .drectve\n\t"
+	".ascii \" -export:sk__scd_sk_dyndbg_sink,data\"\n\t"
+	".ascii \" -export:sk__sct_sk_dyndbg_sink\"\n\t"
+	".text");
+#endif
 
 /* Append at *@n in @buf (of @size), clamping as snprintf cuts. */
 static void add(char *buf, size_t size, size_t *n, const char *fmt, ...)

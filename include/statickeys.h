@@ -27,5 +27,6 @@
 #include "statickeys/registry.h"
 #include "statickeys/control.h"
 #include "statickeys/static_call.h"
+#include "statickeys/dyndbg.h"
 
 #endif /* STATICKEYS_H */

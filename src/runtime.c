@@ -27,6 +27,7 @@
 
 #include "arch/backend.h"
 #include "control/control.h"
+#include "control/dyndbg.h"
 #include "core/core.h"
 #include "os/os.h"
 #include "statickeys/stats.h"
@@ -88,6 +89,10 @@ static void runtime_init_once(void)
 	 * is no start-up state, file, control socket or audit to set up. */
 	if (settings)
 		sk__control_init();
+	/* After the start-up state's hooks, which it calls on: each object's
+	 * debug statements learn their module as it registers (and take
+	 * STATICKEYS_DYNDBG), whatever the environment holds. */
+	sk__dd_init();
 }
 
 static bool init_done;

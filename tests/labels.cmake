@@ -51,7 +51,7 @@ function(sk_label_test t)
   # run does not end waiting on one long test started last.  ctest orders by
   # COST, and after a first run by the times it measured.
   # The in-tree programs and scripts that run in seconds (`make check`).
-  set(SK_QUICK_TESTS "^(arch|control|core|coexist|cxx|docs|faults|footprint|headers|link|linux|objects|static_call|trace)_|^layers$|^layers_sees_|^bench_report_trust$")
+  set(SK_QUICK_TESTS "^(arch|control|core|coexist|cxx|docs|dyndbg|faults|footprint|headers|link|linux|objects|static_call|trace)_|^layers$|^layers_sees_|^bench_report_trust$")
   set(SK_LONG_TESTS "^(i686|riscv64|aarch64|s390x)_cross_|^portable_backend_|^os_build_|^static_variant_|^faults_sanitizer_|^rust_|^windows_wine_tests$|^install_deb_build$|^coexist_valgrind_")
   set(labels "")
   set(i 0)

@@ -56,6 +56,11 @@ static const char usage_text[] =
 	"                       switched to\n"
 	"  call NAME=LABEL      switch a static call to the target its program\n"
 	"                       labelled LABEL (SK_STATIC_CALL_TARGET)\n"
+	"  debug                every debug statement (sk_pr_debug), as the\n"
+	"                       kernel's /proc/dynamic_debug/control shows them\n"
+	"  debug QUERY          apply a dynamic debug query ('file f.c +p',\n"
+	"                       'func send -p'; docs/dynamic-debug.md) and\n"
+	"                       print how many statements it matched\n"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID        the process to talk to (finds its socket)\n"
@@ -88,6 +93,17 @@ static const char usage_text[] =
 /* ---- commands ------------------------------------------------------------- */
 
 
+static void print_debug(const struct json *reply)
+{
+	const char *cat = json_str(reply, "catalogue", NULL);
+
+	if (cat)
+		fputs(cat, stdout);
+	else
+		printf("%.0f debug statements matched\n",
+		       json_num(reply, "matched", 0));
+}
+
 static int run_once(int fd, const struct options *o, const char *verb,
 		    char **args, int nargs)
 {
@@ -112,6 +128,8 @@ static int run_once(int fd, const struct options *o, const char *verb,
 		print_unmatched(reply);
 	else if (r == SKCTL_OK && !strcmp(verb, "calls"))
 		print_calls(reply);
+	else if (r == SKCTL_OK && !strcmp(verb, "debug"))
+		print_debug(reply);
 	else if (r == SKCTL_OK && !strcmp(verb, "call"))
 		print_call_changed(reply);
 	else if (r == SKCTL_OK)
@@ -210,7 +228,7 @@ static const struct {
 	{ "list", 0, 0 },    { "get", 1, 1 },	  { "enable", 1, 128 },
 	{ "disable", 1, 128 }, { "set", 1, 128 }, { "stats", 0, 0 },
 	{ "watch", 0, 0 },   { "log", 0, 0 },	  { "unmatched", 0, 0 },
-	{ "calls", 0, 0 },   { "call", 1, 1 },
+	{ "calls", 0, 0 },   { "call", 1, 1 },	  { "debug", 0, 64 },
 };
 
 /* `set` takes NAME=VALUE, VALUE one of the words every other way of setting

@@ -393,8 +393,30 @@ int transact(int fd, const char *request, struct json **out, char **raw)
 }
 
 /* "VERB ARG ARG...\n"; names with blanks or newlines cannot be keys. */
+/* "debug QUERY": the words given, joined by blanks (`skctl debug func
+ * send +p` and `skctl debug 'func send +p'` say the same); a newline,
+ * which would end the request, separates queries as ';' does. */
+static char *debug_request(char **args, int nargs)
+{
+	size_t len = sizeof("debug\n");
+	for (int i = 0; i < nargs; i++)
+		len += strlen(args[i]) + 1;
+	char *req = malloc(len);
+	if (!req)
+		return NULL;
+	strcpy(req, "debug");
+	for (int i = 0; i < nargs; i++)
+		strcat(strcat(req, " "), args[i]);
+	for (char *c = req; *c; c++)
+		if (*c == '\n')
+			*c = ';';
+	return strcat(req, "\n");
+}
+
 char *build_request(const char *verb, char **args, int nargs)
 {
+	if (!strcmp(verb, "debug"))
+		return debug_request(args, nargs);
 	size_t len = strlen(verb) + 2;
 	for (int i = 0; i < nargs; i++)
 		len += strlen(args[i]) + 1;

@@ -51,7 +51,8 @@ int watch_target(long pid);
  * transact() would, and return true; false (silent) otherwise, or if
  * nothing is watched. */
 bool target_gone(void);
-/* build_request - "VERB ARG...\n", or NULL if an argument is not a key name. */
+/* build_request - "VERB ARG...\n", or NULL if an argument is not a key name
+ * ("debug": its words are a query, blanks and all). */
 char *build_request(const char *verb, char **args, int nargs);
 
 #endif /* SKCTL_TRANSPORT_H */

@@ -207,6 +207,7 @@ enum sk__op {
 	SK__OP_UNMATCHED, /* STATICKEYS_FILE lines naming no key */
 	SK__OP_CALLS,     /* static calls (calls.c) */
 	SK__OP_CALL,      /* NAME=LABEL: switch a static call (calls.c) */
+	SK__OP_DEBUG,     /* [QUERY]: dynamic debug (dyndbg_control.c) */
 };
 
 /* sk__arg - one key name of a request, pointing into the request line. */
@@ -243,6 +244,9 @@ void sk__json_free(struct sk__json *j);
 /* calls.c: `calls` (the static calls, their targets and labels) and
  * `call NAME=LABEL` (switch one to a target its program labelled). */
 void sk__control_calls_list(struct sk__json *j);
+/* dyndbg_control.c: `debug` (the catalogue) and `debug QUERY` (args[0]:
+ * the rest of the line, the query as sk_dyndbg_query() takes it). */
+void sk__control_debug(struct sk__json *j, const struct sk__request *req);
 void sk__control_call_switch(struct sk__json *j,
 			     const struct sk__request *req);
 void sk__json_reset(struct sk__json *j);

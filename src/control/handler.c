@@ -25,7 +25,7 @@
 static const char help_text[] =
 	"list | get NAME | enable NAME... | disable NAME... | "
 	"set NAME=VALUE... | stats | log | unmatched | calls | "
-	"call NAME=LABEL | help";
+	"call NAME=LABEL | debug [QUERY] | help";
 
 static void reply_error(struct sk__json *j, int err, const char *msg)
 {
@@ -353,6 +353,8 @@ void sk__control_handle(const char *line, size_t len, struct sk__json *reply)
 		do_unmatched(reply);
 	} else if (req->op == SK__OP_CALLS) {
 		sk__control_calls_list(reply);
+	} else if (req->op == SK__OP_DEBUG) {
+		sk__control_debug(reply, req);
 	} else if (req->op == SK__OP_CALL) {
 		sk__control_call_switch(reply, req);
 	} else if (req->op == SK__OP_HELP) {

@@ -7,6 +7,7 @@
  *
  *	list | stats | log | unmatched | help | get NAME | enable NAME...
  *	| disable NAME... | set NAME=VALUE... | calls | call NAME=LABEL
+ *	| debug [QUERY]
  *
  * (VALUE: control/value.h's words, 0/1, off/on, false/true, no/yes.)
  *
@@ -43,6 +44,7 @@ static const struct {
 	{ "set", SK__OP_SET, 1, SK__MAX_ARGS },
 	{ "calls", SK__OP_CALLS, 0, 0 },
 	{ "call", SK__OP_CALL, 1, 1 },
+	{ "debug", SK__OP_DEBUG, 0, 1 },
 };
 
 static bool is_blank(char c)
@@ -161,6 +163,24 @@ static int parse_args(const char *line, size_t len, size_t pos, int verb,
 	return 0;
 }
 
+/* The argument of "debug": the rest of the line, blanks at its ends
+ * trimmed, unchecked here (a dynamic debug query has its own grammar,
+ * control/dyndbg_query.c); none asks for the catalogue. */
+static int parse_query(const char *line, size_t len, size_t pos,
+		       struct sk__request *req)
+{
+	while (pos < len && is_blank(line[pos]))
+		pos++;
+	while (len > pos && is_blank(line[len - 1]))
+		len--;
+	if (len > pos) {
+		req->args[0].name = line + pos;
+		req->args[0].len = len - pos;
+		req->nargs = 1;
+	}
+	return 0;
+}
+
 int sk__request_parse(const char *line, size_t len, struct sk__request *req,
 		      char *err, size_t errlen)
 {
@@ -177,6 +197,8 @@ int sk__request_parse(const char *line, size_t len, struct sk__request *req,
 	for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
 		if (strlen(verbs[v].word) == n && !memcmp(verbs[v].word, w, n)) {
 			req->op = verbs[v].op;
+			if (req->op == SK__OP_DEBUG)
+				return parse_query(line, len, pos, req);
 			return parse_args(line, len, pos, (int)v, req, err,
 					  errlen);
 		}

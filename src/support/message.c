@@ -19,6 +19,12 @@ const char *sk__strerror(int err)
 	return strerror(err);
 }
 
+void sk__write_stderr(const char *buf, size_t len)
+{
+	ssize_t w = write(STDERR_FILENO, buf, len);
+	(void)w;
+}
+
 void sk__warn(const char *fmt, ...)
 {
 	char line[1024];

@@ -33,4 +33,8 @@ void sk__warn(const char *fmt, ...) __attribute__((format(SK__PRINTF, 1, 2)));
 /* sk__warn - one line on stderr, prefixed "statickeys: ". */
 void sk__warn(const char *fmt, ...) __attribute__((format(SK__PRINTF, 1, 2)));
 
+/* sk__write_stderr - @len bytes to stderr with one write(2) (a line that
+ * must not interleave with another thread's: dynamic debug's output). */
+void sk__write_stderr(const char *buf, size_t len);
+
 #endif /* SK_SUPPORT_MESSAGE_H */

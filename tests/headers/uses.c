@@ -47,6 +47,24 @@ DEFINE_STATIC_CALL(uses_kernel_call, uses_plain);
 SK_DECLARE_TRACE(uses, tick, SK_TP_PROTO(int n), SK_TP_ARGS(n));
 SK_DEFINE_TRACE(uses, tick, SK_TP_PROTO(int n), SK_TP_ARGS(n));
 
+/* Dynamic debug (statickeys/dyndbg.h), in a function of its own: clang++
+ * takes a later site's label for a target of every earlier asm goto, and
+ * refuses one that would skip an initialised local (uses_everything's). */
+int uses_dyndbg(int x);
+int uses_dyndbg(int x)
+{
+	int r = 0;
+
+	sk_pr_debug("x is %d\n", x);
+	sk_pr_debug("no arguments\n");
+	sk_pr_debug_class("uses", "x is %d\n", x);
+	sk_print_hex_dump_debug("x: ", &x, sizeof(x));
+	r |= sk_dyndbg_query("func uses_* +p");
+	r |= sk_dyndbg_catalogue(NULL, 0) < 0;
+	r |= sk_static_call_update(sk_dyndbg_sink, sk_dyndbg_sink_stderr);
+	return r;
+}
+
 int uses_everything(int x);
 int uses_everything(int x)
 {

@@ -262,7 +262,8 @@ strerror strtol strtoul strtoll strtoull snprintf vsnprintf sprintf
 vsprintf fprintf vfprintf fputs fputc fwrite fflush stderr stdout asprintf
 vasprintf malloc calloc realloc free qsort atexit abort
 errno_location errno error iob_func acrt_iob_func chkstk_ms tls_get_addr
-stack_chk_fail stack_chk_guard GLOBAL_OFFSET_TABLE_ assert_fail emutls_get_address
+tls_get_offset stack_chk_fail stack_chk_guard GLOBAL_OFFSET_TABLE_ assert_fail
+emutls_get_address
 """.split())
 # The compiler's own helpers (libgcc, compiler-rt): 64-bit division on
 # i686 (__udivdi3), soft arithmetic, aarch64's outline atomics

@@ -28,6 +28,7 @@
 #include "os/linux/sigmask.h"
 #include "os/linux/sigmask_probe.h"
 #include "os/linux/threads_check.h"
+#include "os/posix/fault_signals.h"
 #include "os/os.h"
 #include "support/inject.h"
 #include "support/settings.h"
@@ -254,12 +255,7 @@ void sk__os_trap_hold_signals(bool hold)
 	/* Signals the batch itself could raise stay open: blocked, they
 	 * would kill the process instead of reaching a handler. */
 	sigset_t all;
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
+	sk__os_all_but_fault_signals(&all);
 	sigdelset(&all, SIGSYS); /* a seccomp filter's answer */
 	pthread_sigmask(SIG_BLOCK, &all, &held_mask);
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "os/os.h"
+#include "os/posix/fault_signals.h"
 
 /* Every asynchronous signal is blocked in the new thread, so that the
  * program's handlers keep running in the program's own threads.  SIGTRAP
@@ -17,12 +18,7 @@ int sk__os_thread_create(pthread_t *thread, void *(*fn)(void *))
 {
 	sigset_t all, old;
 
-	sigfillset(&all);
-	sigdelset(&all, SIGTRAP);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGILL);
-	sigdelset(&all, SIGFPE);
+	sk__os_all_but_fault_signals(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int r = pthread_create(thread, NULL, fn, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

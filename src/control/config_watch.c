@@ -47,7 +47,10 @@
  * Resources: the watch descriptor (O_CLOEXEC) and the thread exist only
  * when STATICKEYS_FILE is set; the file is open only while it is read.  A
  * forked child has no thread: it closes the descriptor and keeps its key
- * states (a child that execs starts over with the same variable).
+ * states (a child that execs starts over with the same variable).  Each
+ * wake-up first proves the descriptor still the watch (os/os.h's
+ * sk__os_watch_ours): a program that closed it, and maybe reused its number,
+ * keeps its file untouched, and the watcher takes a new watch.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -426,7 +429,7 @@ int sk__config_unmatched(const char **path, struct sk__conf **out)
 
 /* ---- following ----------------------------------------------------------- */
 
-static bool drain(void);
+static bool wake(bool readable);
 
 /*
  * A version is applied only from files that had been still for STILL_MS
@@ -478,7 +481,7 @@ static void reload(void)
 	 * the emptied file, which applied would make the whole file after it
 	 * a change of every line; not applied, read again once closed.  A
 	 * write queued before the read began costs one more read. */
-	if (drain()) {
+	if (wake(true)) {
 		w.pending = true;
 		if (w.written || w.writing) {
 			free(conf);
@@ -569,10 +572,40 @@ static bool on_event(const char *name, bool writing)
 	return true;
 }
 
-/* Read every pending event; true if one counted. */
-static bool drain(void)
+/* The program closed the watch's descriptor (a daemon's close-all) and may
+ * have put a file of its own on the number: that is left alone, never read
+ * or closed, and a new watch is taken.  Events may have been lost between:
+ * the file is read again.  Return: true (a change to read), or false with
+ * w.fd -1 when no new watch could be had. */
+static bool renew(void)
 {
-	return sk__os_watch_drain(w.fd, on_event);
+	static bool said;
+	int old = w.fd;
+
+	sk__os_watch_close(old, false);
+	w.fd = sk__os_watch_open();
+	if (!said || w.fd < 0)
+		sk__warn("STATICKEYS_FILE: descriptor %d is no longer the "
+			 "library's watch of %s (the program closed it, and may "
+			 "have put its own file there); it is left alone and %s", old,
+			 w.path, w.fd >= 0 ? "a new watch is taken"
+					   : "the file is no longer followed");
+	said = true;
+	if (w.fd < 0)
+		return false;
+	add_watches();
+	w.written = true; /* unwatched a while: what was read is not trusted */
+	return true;
+}
+
+/* At each wake-up (one a second at least): prove the descriptor still
+ * ours, and then, if poll() said so, read every pending event.  Return:
+ * whether one counted. */
+static bool wake(bool readable)
+{
+	if (!sk__os_watch_ours(w.fd))
+		return renew();
+	return readable && sk__os_watch_drain(w.fd, on_event);
 }
 
 /* After a first event: wait for SETTLE_MS of quiet, at most BURST_MS. */
@@ -581,9 +614,11 @@ static void settle(void)
 	uint64_t start = sk__now_ns();
 	struct pollfd p = { w.fd, POLLIN, 0 };
 
-	while (sk__now_ns() - start < BURST_MS * 1000000ull &&
-	       poll(&p, 1, SETTLE_MS) > 0)
-		drain();
+	while (w.fd >= 0 && sk__now_ns() - start < BURST_MS * 1000000ull &&
+	       poll(&p, 1, SETTLE_MS) > 0) {
+		wake(true);
+		p.fd = w.fd;
+	}
 }
 
 /* How long poll() waits: while a file is written in place, until
@@ -604,13 +639,14 @@ static int wait_ms(void)
 
 static void *follow(void *arg)
 {
-	struct pollfd p = { w.fd, POLLIN, 0 };
-
 	(void)arg;
 	for (;;) {
-		bool event = poll(&p, 1, wait_ms()) > 0 && drain();
+		struct pollfd p = { w.fd, POLLIN, 0 };
+		bool event = wake(poll(&p, 1, wait_ms()) > 0);
 		if (event)
 			settle();
+		if (w.fd < 0)
+			return NULL; /* no watch to be had: said by renew() */
 		w.pending |= event;
 		if (w.writing && wait_ms() > 0)
 			continue; /* not closed yet */
@@ -691,14 +727,13 @@ void sk__config_init(void)
 	}
 	sk__warn("STATICKEYS_FILE: cannot follow %s (%s); it was read once, "
 		 "at start-up", w.path, strerror(-r));
-	if (w.fd >= 0)
-		close(w.fd);
+	sk__os_watch_close(w.fd, w.fd >= 0);
 	w.fd = -1;
 }
 
+/* Before the child's code runs: the descriptor is the parent's watch. */
 void sk__config_after_fork_child(void)
 {
-	if (w.fd >= 0)
-		close(w.fd);
+	sk__os_watch_close(w.fd, w.fd >= 0);
 	w.fd = -1;
 }

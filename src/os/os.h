@@ -69,9 +69,8 @@ uint32_t sk__os_thread_id(void);
 void sk__os_thread_id_after_fork_child(void);
 /* sk__os_futex_wait - sleep while *@word == @expected; may return early. */
 void sk__os_futex_wait(uint32_t *word, uint32_t expected);
-/* sk__os_futex_wake_one - wake one thread sleeping on @word. */
+/* sk__os_futex_wake_one, _all - wake one, every thread sleeping on @word. */
 void sk__os_futex_wake_one(uint32_t *word);
-/* sk__os_futex_wake_all - wake every thread sleeping on @word. */
 void sk__os_futex_wake_all(uint32_t *word);
 
 /* ---- <os>/thread.c, <os>/syslog.c: the runtime's threads, the log ------ */
@@ -93,8 +92,8 @@ void sk__os_syslog(const char *line); /* one line to it, as a notice */
 /* sk__os_fdslot_init - at start-up, take the library's one descriptor
  * (Linux: a stand-in for /proc/self/mem); nothing is held on error. */
 int sk__os_fdslot_init(void);
-/* sk__os_fdslot_lend - under the patch lock, before opening a file for a
- * moment (one at a time, closed before sk__os_fdslot_return()). */
+/* sk__os_fdslot_lend - before opening a file for a moment (one thread at a
+ * time; the file closed before sk__os_fdslot_return()). */
 void sk__os_fdslot_lend(void);
 /* sk__os_fdslot_return - take the slot back if lent; if the table is full
  * it stays lent, and the next write retries. */
@@ -133,8 +132,7 @@ bool sk__os_writer_end_serialises(void);
 /* sk__os_writer_one_call - a span is written by one system call (procmem):
  * no signal handler of the writer can run between its bytes. */
 bool sk__os_writer_one_call(void);
-/* sk__os_writer_name - the writer in use ("procmem", "mprotect", ...), a
- * constant string for statistics and messages; probes nothing. */
+/* sk__os_writer_name - "procmem", "mprotect"...: no probe, for messages. */
 const char *sk__os_writer_name(void);
 /* sk__os_writer_select - make @writer (SK_WRITER_*) the writer if it works
  * here: 0, -EINVAL (unknown), -ENOTSUP (refused). */
@@ -147,8 +145,7 @@ void sk__os_sync_init(bool tlb_ipi_serialises, void (*serialize_self)(void));
 /* sk__os_sync_cores - every thread of the process, the caller included,
  * serialises before its next user instruction.  Counted in statistics. */
 int sk__os_sync_cores(void);
-/* sk__os_sync_name - the method in use ("membarrier", "mprotect-ipi",
- * "none"), a constant string for statistics; for no decision. */
+/* sk__os_sync_name - "membarrier", "mprotect-ipi", "none": for statistics. */
 const char *sk__os_sync_name(void);
 /* sk__os_icache_sync - after stores to [@lo, @hi) where fetch is not
  * coherent with stores (riscv64, Linux only): every CPU running the process
@@ -258,8 +255,12 @@ int sk__os_creds_enable(int fd);
  * a union sk__creds_buffer).  Return: found. */
 bool sk__os_creds_read(const struct msghdr *m, struct sk__peer *peer);
 /* sk__os_watch_open - a non-blocking close-on-exec descriptor, readable to
- * poll() once a watched directory's entry changed (-ENOTSUP: never). */
+ * poll() once a watched directory's entry changed (-ENOTSUP: never); one at
+ * a time, which may keep a mapping, no other descriptor, until closed. */
 int sk__os_watch_open(void);
+/* sk__os_watch_ours - @fd is still the watch, proven without reading it. */
+bool sk__os_watch_ours(int fd);
+void sk__os_watch_close(int fd, bool ours); /* close @fd only if @ours */
 /* sk__os_watch_add - watch @dir's entries too. */
 int sk__os_watch_add(int fd, const char *dir);
 /* sk__os_watch_event - one event: entry @name (NULL: untold) changed, or,

@@ -31,6 +31,12 @@
  *                      (the server's socket's among them); the server
  *                      leaves them alone, binds a new socket and answers
  *                      (control/server.c), and stops cleanly
+ *   config_close_all   STATICKEYS_FILE followed (control/config_watch.c):
+ *                      close-all, then the host's own inotify, watching
+ *                      the same directory, and a readable eventfd take the
+ *                      low numbers (the watch's among them); the watcher
+ *                      reads neither, takes a new watch, and the next
+ *                      version of the file still applies
  *
  * In each: every update returns 0 and the site then takes the new branch;
  * the host's eventfd still counts (a write and a read through it); the
@@ -50,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -379,6 +386,74 @@ static void control_close_all(void)
 	      byte == 'y', "the host's socketpair works after the stop");
 }
 
+/* The file STATICKEYS_FILE names in the config_close_all case (set by
+ * main() for that case's process). */
+#define CONFIG_ENV "SK_TEST_HOST_CONFIG"
+
+/* Write a version of the followed file: a new file renamed over it. */
+static void config_write(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "wrote %s", tmp);
+	CHECK(rename(tmp, path) == 0, "renamed over %s", path);
+}
+
+static void config_close_all(void)
+{
+	const char *path = getenv(CONFIG_ENV);
+	char dir[PATH_MAX], ev[4096];
+	uint64_t got = 0, one = 1;
+
+	int watch = find_fd("anon_inode:inotify");
+	CHECK(path && watch >= 3, "the watcher's inotify is open "
+	      "(STATICKEYS_FILE=%s)", path ? path : "unset");
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	flip("before the close-all");
+	close_all();
+	/* The host's own watch of the same directory, as a program that
+	 * follows its own configuration has, and an eventfd with a count,
+	 * on the watch's old number too: readable, none the library's. */
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	CHECK(in == 3, "the host's inotify took number 3 (%d)", in);
+	CHECK(inotify_add_watch(in, dir, IN_MOVED_TO | IN_CLOSE_WRITE) >= 0,
+	      "the host watches %s", dir);
+	int e = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), host = 2;
+	CHECK(e == 4 && write(e, &one, sizeof(one)) == sizeof(one),
+	      "the host's eventfd took number 4 (%d) and counts 1", e);
+	if (watch > e) {
+		CHECK(dup2(e, watch) == watch, "the host's eventfd also on the "
+		      "watch's number %d", watch);
+		host++;
+	}
+	config_write(path, "host_key = 1\n");
+	WAIT_FOR(host_site() == 1, "the version written after the close-all "
+		 "was applied");
+	config_write(path, "host_key = 0\n");
+	WAIT_FOR(host_site() == 0, "and the next one");
+	/* The host's queue holds its events (the library read none). */
+	ssize_t n = read(in, ev, sizeof(ev));
+	bool named = false;
+	for (char *p = ev; n > 0 && p < ev + n;) {
+		const struct inotify_event *ie = (const void *)p;
+		named |= ie->len && strstr(path, ie->name) != NULL;
+		p += sizeof(*ie) + ie->len;
+	}
+	CHECK(named, "the host's inotify still holds its events for the file "
+	      "(%zd bytes)", n);
+	CHECK(read(e, &got, sizeof(got)) == sizeof(got) && got == 1,
+	      "the host's eventfd still counts 1 (%llu)",
+	      (unsigned long long)got);
+	flip("after the new watch");
+	/* The host's, and the library's watch and its place for files. */
+	int fds = count_fds() - inherited;
+	CHECK(fds == host + 2 || fds == host + 1, "%d descriptors open, the "
+	      "host's %d and the library's 2 at most", fds, host);
+}
+
 static const struct check_case cases[] = {
 	{ "standin_eventfd", standin_eventfd },
 	{ "mem_close_all", mem_close_all },
@@ -391,6 +466,7 @@ static const struct check_case cases[] = {
 	{ "exec", exec_case },
 	{ "exec_image", exec_image },
 	{ "control_close_all", control_close_all },
+	{ "config_close_all", config_close_all },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -408,6 +484,9 @@ static int run_case(const char *name, int want_warnings)
 	pid_t kid = fork();
 	if (kid == 0) {
 		dup2(err[1], 2);
+		const char *conf = getenv(CONFIG_ENV);
+		if (strcmp(name, "config_close_all") == 0 && conf)
+			setenv("STATICKEYS_FILE", conf, 1);
 		execl("/proc/self/exe", "host_descriptors", name, (char *)NULL);
 		_exit(127);
 	}
@@ -445,16 +524,27 @@ int main(int argc, char **argv)
 		inherited = count_fds() - 1;
 		return check_run_cases(cases, NCASES, argc, argv);
 	}
+	/* The followed file of config_close_all, in a directory of its
+	 * own (the host watches that directory too). */
+	char conf_dir[] = "/tmp/sk_host_config_XXXXXX", conf[PATH_MAX];
+	CHECK(mkdtemp(conf_dir) != NULL, "a directory for the config file");
+	snprintf(conf, sizeof(conf), "%s/keys.conf", conf_dir);
+	config_write(conf, "host_key = 0\n");
+	setenv(CONFIG_ENV, conf, 1);
 	for (size_t i = 0; i < NCASES; i++) {
 		const char *name = cases[i].name;
 		if (strcmp(name, "exec_image") == 0)
 			continue; /* run by "exec" */
 		int warnings = !strcmp(name, "exec") ? 0
-			       : !strcmp(name, "control_close_all") ? 2 : 1;
+			       : !strcmp(name, "control_close_all") ||
+					 !strcmp(name, "config_close_all")
+				       ? 2 : 1;
 		int code = run_case(name, warnings);
 		printf("%s: %s\n", name, code == 0 ? "passed"
 				       : code == SK_TEST_SKIP ? "skipped"
 							      : "FAILED");
 	}
+	unlink(conf);
+	rmdir(conf_dir);
 	return check_summary();
 }

@@ -14,6 +14,17 @@ int sk__os_watch_open(void)
 	return -ENOTSUP;
 }
 
+bool sk__os_watch_ours(int fd)
+{
+	(void)fd;
+	return false;
+}
+
+void sk__os_watch_close(int fd, bool ours)
+{
+	(void)fd, (void)ours;
+}
+
 int sk__os_watch_add(int fd, const char *dir)
 {
 	(void)fd, (void)dir;

@@ -68,11 +68,14 @@ static size_t class_of(size_t total)
 	return c;
 }
 
-static struct header *small_block(size_t cls)
+/* A block of class @cls; *@reused: it was freed before (fresh blocks are
+ * carved from pages the OS zeroed and nobody wrote since). */
+static struct header *small_block(size_t cls, bool *reused)
 {
 	size_t total = (size_t)1 << (cls + MIN_SHIFT);
 	struct free_block *f = free_lists[cls];
 
+	*reused = f != NULL;
 	if (f) {
 		free_lists[cls] = f->next;
 		return (struct header *)f;
@@ -93,12 +96,13 @@ void *sk__mem_alloc(size_t size)
 {
 	size_t total = size + HEADER;
 	struct header *h;
+	bool reused = false;
 
 	if (size > ((size_t)-1 >> 1))
 		return NULL;
 	if (total <= LARGE_MAX) {
 		size_t cls = class_of(total);
-		h = small_block(cls);
+		h = small_block(cls, &reused);
 		if (!h)
 			return NULL;
 		h->size = ((size_t)1 << (cls + MIN_SHIFT)) - HEADER;
@@ -112,7 +116,12 @@ void *sk__mem_alloc(size_t size)
 	}
 	count(h->size + HEADER, true);
 	void *p = (char *)h + HEADER;
-	memset(p, 0, size);
+	/* Zeroed memory, but only a reused block is written: a fresh one's
+	 * pages are the OS's zeroes, and stay untouched (unfaulted) until
+	 * used (call_sites.c's 64 KiB buffer, of which a scan uses a few
+	 * entries). */
+	if (reused)
+		memset(p, 0, size);
 	return p;
 }
 

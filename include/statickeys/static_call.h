@@ -114,6 +114,11 @@ SK_API int sk_commit_calls(const struct sk_key_change *keys, size_t nkeys,
  * @SK_CALL_SITES_NOT_PATCHED: this build rewrites no call sites: everywhere
  *	but x86-64 Linux (other architectures, Windows, macOS), and the
  *	pointer form and portable backend there.
+ * @SK_CALL_SITES_PENDING: not looked for yet, and none counted: call sites
+ *	are looked for, and re-pointed, at the static call's first update to
+ *	another target (start-up reads no relocation and writes no call
+ *	site); until then its calls reach the target through the
+ *	trampoline's direct jump.
  * Calls from another object go through its PLT or GOT to the trampoline,
  * whatever the reason says; they are never counted.
  */
@@ -123,6 +128,7 @@ enum sk_call_sites_why {
 	SK_CALL_SITES_STRIPPED = 2,
 	SK_CALL_SITES_UNREADABLE = 3,
 	SK_CALL_SITES_NOT_PATCHED = 4,
+	SK_CALL_SITES_PENDING = 5,
 };
 
 /** struct sk_static_call_sites - a static call's call sites, as found. */
@@ -132,8 +138,8 @@ struct sk_static_call_sites {
 				   * work done at the call site) */
 	unsigned long trampoline; /* calls found that still go through the
 				   * trampoline: through the GOT, where the
-				   * process had threads when the object
-				   * registered (Rust's calls) */
+				   * process had threads at the first update
+				   * (Rust's calls) */
 	int why;                  /* enum sk_call_sites_why */
 };
 

@@ -50,6 +50,7 @@ static const char *why_word(int why)
 		[SK_CALL_SITES_STRIPPED] = "stripped",
 		[SK_CALL_SITES_UNREADABLE] = "unreadable",
 		[SK_CALL_SITES_NOT_PATCHED] = "not_patched",
+		[SK_CALL_SITES_PENDING] = "pending",
 	};
 
 	return why >= 0 && why < (int)(sizeof(words) / sizeof(words[0]))

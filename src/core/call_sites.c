@@ -9,9 +9,10 @@
  * time; a C compiler records nothing, but a link with -Wl,--emit-relocs
  * keeps every relocation of the code in the file, and the ones that fill
  * a call's or a tail jump's rel32 with a trampoline's address are exactly
- * its call sites.  They are read once per object, at the registration of
- * the first static call it defines (under the patch lock, in the library's
- * one place for files), and each is taken only if all of these hold: the
+ * its call sites.  They are read once per object, at the first update of
+ * one of its static calls to another target (core/static_call.c says why
+ * not at registration), under the patch lock, in the library's one place
+ * for files, and each is taken only if all of these hold: the
  * relocation's kind and addend are a call's (arch: sk__arch_call_reloc),
  * the instruction in memory is a direct call or jump whose destination is
  * a trampoline of this object (known by its shape, sk__arch_call_slot),
@@ -90,10 +91,10 @@ static bool want(void *ctx, uintptr_t field, enum sk__os_reloc_kind kind,
  * A call through the GOT to a trampoline (rustc's calls: arch/backend.h,
  * sk__arch_call_site_direct) is made a direct call to the trampoline here,
  * once, so that updates can re-point it as any call site: only while the
- * process has one thread (at start-up, from the object's constructor) and
- * the writer writes in one system call (procmem), so that no thread and no
- * signal handler can run it half written.  Otherwise it stays a call
- * through the GOT, which reaches the trampoline, correctly.
+ * process has one thread (the first update made before any thread was
+ * created) and the writer writes in one system call (procmem), so that no
+ * thread and no signal handler can run it half written.  Otherwise it
+ * stays a call through the GOT, which reaches the trampoline, correctly.
  */
 static bool make_direct(uintptr_t field)
 {

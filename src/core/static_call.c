@@ -29,6 +29,14 @@
  * the same batch: straight at the target when it is within their reach,
  * else (and for NULL and RET0, which the trampoline's own instructions
  * do) at the trampoline.  A call then costs a direct call.
+ *
+ * They are looked for at the static call's first update to another
+ * target, not at registration: reading an object's relocations and writing
+ * each call site alone (one pwrite each, the floor under W^X) cost 1 ms
+ * of a start-up with 400 sites, four times the rest of it (experiment
+ * 13c), and a static call that is never updated needs none of it: its
+ * calls reach the target through the trampoline's direct jump.  Until
+ * then sk_static_call_sites() says SK_CALL_SITES_PENDING, and counts none.
  */
 #include <errno.h>
 #include <string.h>
@@ -49,6 +57,8 @@ struct sk__call {
 	size_t nsites;
 	size_t nthrough; /* calls found that keep calling the trampoline */
 	int why;         /* SK_CALL_SITES_*: what was found (skctl calls) */
+	struct sk__image img; /* the trampoline's object, from registration */
+	bool looked;          /* its call sites were looked for */
 };
 
 /* Every static call the runtime has seen; under the patch lock. */
@@ -143,6 +153,26 @@ static void free_sites(struct sk__call_change *ch)
 	ch->nsites = 0;
 }
 
+static void add_call_sites(const struct sk__call *c);
+
+/* Find @c's call sites (once; -ENOMEM is tried again at the next update).
+ * Without the registration's object (an update from a constructor that
+ * ran before the definition's own) there are none yet. */
+static int look_for_sites(struct sk__call *c)
+{
+	if (c->looked || c->img.hi <= c->img.lo)
+		return 0;
+	int r = sk__call_sites_find_locked(c->tramp, &c->img, &c->sites,
+					   &c->nsites, &c->nthrough, &c->why);
+	if (r)
+		return r;
+	c->looked = true;
+	/* Known to the trap handler before any of them is written. */
+	if (c->nsites)
+		add_call_sites(c);
+	return 0;
+}
+
 /* Plan @c's call sites' move to @to (NULL: to the trampoline, which also
  * serves NULL and RET0), each straight there when it reaches, else to the
  * trampoline. */
@@ -212,7 +242,10 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	 * know sk_static_call_return0 through another object's thunk. */
 	const void *to = func ? sk__arch_call_follow(func) : NULL;
 	bool ret0 = is_ret0(func) || is_ret0(to);
-	int r = plan_sites(c, ret0 ? NULL : to, out);
+	/* The first update to another target takes the call sites over. */
+	int r = func != out->old_func ? look_for_sites(c) : 0;
+	if (r == 0)
+		r = plan_sites(c, ret0 ? NULL : to, out);
 	if (r)
 		return r;
 	sk__arch_call_encode(c->jump, to, ret0, next);
@@ -448,15 +481,12 @@ void sk__calls_register(struct sk_static_call_key *key)
 	if (sk__lock_from_loader() != 0)
 		return; /* the far form stays: correct, one load slower */
 	struct sk__call *c = find_or_add(key);
-	if (c && c->slot && !c->sites &&
-	    sk__call_sites_find_locked(c->tramp, &img, &c->sites, &c->nsites,
-				       &c->nthrough, &c->why) == 0 &&
-	    c->nsites)
-		add_call_sites(c);
+	if (c && c->slot && !c->looked && img.hi > img.lo)
+		c->img = img; /* for its call sites, at its first update */
 	if (c && c->slot) {
 		struct sk_static_call_change here = {
 			key, __atomic_load_n(&key->func, __ATOMIC_RELAXED) };
-		(void)update_locked(&here, 1);
+		(void)update_locked(&here, 1); /* its target: no call sites */
 	}
 	sk__unlock();
 }
@@ -611,6 +641,11 @@ int sk__calls_sites_locked(const struct sk_static_call_key *key,
 	out->why = SK_CALL_SITES_NOT_PATCHED;
 	if (!c) /* the pointer form need not register (Rust's): no sites */
 		return key->tramp ? -ENOENT : 0;
+	if (!c->looked && c->img.hi > c->img.lo) {
+		out->why = SK_CALL_SITES_PENDING; /* looked for at the first
+						   * update, not counted yet */
+		return 0;
+	}
 	out->direct = c->nsites;
 	out->trampoline = c->nthrough;
 	out->why = c->why;

@@ -79,14 +79,24 @@ int main(int argc, char **argv)
 	CHECK(sk_static_call(shared_op)(1) == 1001 && lib_call(1) == 1001,
 	      "the library's defined target, from both objects");
 #ifdef SC_EXPECT_SITES
-	const void *dest[2] = { (const void *)SK__SC_KEY(shared_op).tramp,
-				(const void *)lib_default };
-	CHECK(call_goes_to((const void *)lib_call, 64, dest, 2) == 1,
-	      "the library's call site leads to its target itself");
+	/* Call sites are re-pointed from the first update to another
+	 * target on: until then the library's calls its trampoline. */
+	const void *dest[3] = { (const void *)SK__SC_KEY(shared_op).tramp,
+				(const void *)lib_default,
+				(const void *)exe_op };
+	CHECK(call_goes_to((const void *)lib_call, 64, dest, 3) == 0,
+	      "before any update, the library's call site calls the "
+	      "trampoline");
 #endif
 	CHECK(sk_static_call_update(shared_op, exe_op) == 0, "to the program");
 	CHECK(sk_static_call(shared_op)(1) == 2001 && lib_call(1) == 2001,
 	      "the program's target, from both objects");
+#ifdef SC_EXPECT_SITES
+	/* The program's target is beyond the library's call's reach. */
+	CHECK(call_goes_to((const void *)lib_call, 64, dest, 3) == 0,
+	      "the library's call site calls the trampoline for a target "
+	      "beyond its reach");
+#endif
 
 	/* A registered plugin unloads while it holds the target. */
 	int (*op)(int) = open_plugin(argv[1], &h);
@@ -101,6 +111,10 @@ int main(int argc, char **argv)
 	      "back at the defined target");
 	CHECK(sk_static_call(shared_op)(1) == 1001 && lib_call(1) == 1001,
 	      "calls after the unload land in the defined target");
+#ifdef SC_EXPECT_SITES
+	CHECK(call_goes_to((const void *)lib_call, 64, dest, 3) == 1,
+	      "and the library's call site leads to that target itself");
+#endif
 
 	/* A plugin that does not register is pinned by the update. */
 	op = open_plugin(argv[2], &h);

@@ -141,6 +141,7 @@ pub const SK_CALL_SITES_NO_RELOCS: c_int = 1;
 pub const SK_CALL_SITES_STRIPPED: c_int = 2;
 pub const SK_CALL_SITES_UNREADABLE: c_int = 3;
 pub const SK_CALL_SITES_NOT_PATCHED: c_int = 4;
+pub const SK_CALL_SITES_PENDING: c_int = 5;
 
 /// `struct sk_static_call_change` (statickeys/static_call.h): one static
 /// call and its new target, for `sk_commit_calls`.

@@ -148,6 +148,7 @@ impl RawCall {
                 sys::SK_CALL_SITES_NO_RELOCS => CallSitesWhy::NoRelocs,
                 sys::SK_CALL_SITES_STRIPPED => CallSitesWhy::Stripped,
                 sys::SK_CALL_SITES_UNREADABLE => CallSitesWhy::Unreadable,
+                sys::SK_CALL_SITES_PENDING => CallSitesWhy::Pending,
                 _ => CallSitesWhy::NotPatched,
             },
         })
@@ -164,7 +165,7 @@ pub struct CallSites {
     /// Direct calls and tail jumps that updates re-point at the target.
     pub direct: usize,
     /// Calls found that still go through the trampoline: through the GOT,
-    /// where the process had threads when the runtime looked.
+    /// where the process had threads at the static call's first update.
     pub trampoline: usize,
     /// What the runtime could find, and so what the counts cover.
     pub why: CallSitesWhy,
@@ -188,6 +189,10 @@ pub enum CallSitesWhy {
     /// This build rewrites no call sites: everywhere but x86-64 Linux, and
     /// the portable backend there.
     NotPatched,
+    /// Not looked for yet, none counted: call sites are looked for, and
+    /// re-pointed, at the static call's first update to another target;
+    /// until then calls reach the target through the trampoline's jump.
+    Pending,
 }
 
 /// A labelled target of a static call ([`static_call_target!`]).

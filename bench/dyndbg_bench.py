@@ -242,6 +242,10 @@ def experiment(bdir, quick):
         except RuntimeError as e:
             res["switch_skipped"] = str(e)
         res["build_seconds"] = round(time.time() - t0, 1)
+        print("  (dyndbg: programs built in %.0f s%s)" % (
+            res["build_seconds"], "; not built: " + ", ".join(
+                sorted(res["skipped"])) if res["skipped"] else ""),
+              flush=True)
         res["bytes"] = bytes_per_statement(progs)
         if shutil.which("valgrind"):
             res["cachegrind"] = {shape: counts(progs, shape, n, pool)

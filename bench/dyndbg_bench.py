@@ -130,8 +130,8 @@ def timings(exes, sz):
     for p in range(sz["passes"]):
         rot = names[p % len(names):] + names[:p % len(names)]
         for v in rot:
-            out = gen.run([exes[v], "time", str(sz["rounds"]), str(sz["reps"])],
-                       stdin=subprocess.DEVNULL)
+            out = gen.run([exes[v], "time", str(sz["rounds"]),
+                           str(sz["reps"])], stdin=subprocess.DEVNULL)
             got[v].append(json.loads(out.strip().splitlines()[-1])
                           ["ns_per_call"])
     res = {}
@@ -173,7 +173,8 @@ def sizes(exe):
         if len(w) == 3 and w[1].isdigit() and not w[0].startswith("Total"):
             out[w[0]] = int(w[1])
     fn = cold = 0
-    for line in gen.run(["nm", "-S", "-C", "--defined-only", exe]).splitlines():
+    syms = gen.run(["nm", "-S", "-C", "--defined-only", exe])
+    for line in syms.splitlines():
         w = line.split(None, 3)
         if len(w) == 4:
             m = FN.search(w[3])
@@ -360,10 +361,11 @@ def _section_bytes(r):
          "empty programs.  In function: the statement's bytes in its "
          "function (statickeys': what runs while it is off, the no-op and "
          "the register saves; the others' enabled path too, where the "
-         "compiler kept it inline); cold: its .cold part; data: writable (statickeys: the descriptor "
-         "and its key; glog: the site's flag); relocs: the dynamic "
-         "relocations of the pointers in them; sk tables: statickeys' "
-         "listing entry and site entry.\n\n"
+         "compiler kept it inline); cold: its .cold part; data: writable "
+         "(statickeys: the descriptor and its key, and a GOT entry; glog: "
+         "the site's flag); relocs: the dynamic relocations of the "
+         "pointers in them; sk tables: statickeys' listing entry and site "
+         "entry.\n\n"
          "| statement | in function | cold | data | read-only | unwind "
          "| relocs | sk tables | other | total |\n"
          "|---|---|---|---|---|---|---|---|---|---|\n")
@@ -402,7 +404,8 @@ def _section_switch(r):
 
 def section(res):
     r = res.get("dyndbg")
-    s = "## 14. Dynamic debug: a statement that is off, and switching it on\n\n"
+    s = ("## 14. Dynamic debug: a statement that is off, and switching it "
+         "on\n\n")
     if not r:
         return s + "Not run.\n\n"
     for v, why in sorted((r.get("skipped") or {}).items()):

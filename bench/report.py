@@ -14,6 +14,7 @@ import trace_bench  # experiment 11 (bench/trace_bench.py)
 import windows_bench  # experiment 12 (bench/windows_bench.py)
 import static_call_bench  # experiment 13 (bench/static_call_bench.py)
 import startup_calls_bench  # experiment 13c (bench/startup_calls_bench.py)
+import dyndbg_bench  # experiment 14 (bench/dyndbg_bench.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -78,6 +79,7 @@ EXP_THREADS = "8 threads"
 EXP_STARTUP = "10 start-up and memory per site"
 EXP_CALLS = "13 static calls"
 EXP_TRACE = "11 tracepoint event with bpftrace attached"
+EXP_DYNDBG = "14 dynamic debug"
 
 
 def machine_quiet(m):
@@ -336,7 +338,8 @@ def goals(res):
             startup_bench.goals(res, _goal, timed_startup) +
             static_call_bench.goals(res, _goal, timed_calls) +
             startup_calls_bench.goals(res, _goal, timed_calls) +
-            trace_bench.goals(res, _goal, timed_trace))
+            trace_bench.goals(res, _goal, timed_trace) +
+            dyndbg_bench.goals(res, _goal))
 
 
 def _fmt(v, nd=2):
@@ -719,7 +722,8 @@ def render(res):
                _section_locks, _section_threads, rust_bench.section,
                startup_bench.section, trace_bench.section,
                windows_bench.section, static_call_bench.section,
-               startup_calls_bench.section, _section_plots):
+               startup_calls_bench.section, dyndbg_bench.section,
+               _section_plots):
         s += fn(res)
     if res.get("errors"):
         s += "## Errors\n\n" + "".join("- %s: %s\n" % kv

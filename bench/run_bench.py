@@ -28,6 +28,7 @@ import trace_bench  # noqa: E402
 import windows_bench  # noqa: E402
 import static_call_bench  # noqa: E402
 import startup_calls_bench  # noqa: E402
+import dyndbg_bench  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -525,6 +526,10 @@ def run_all(bdir, out, sz, results):
         results["startup_calls"] = startup_calls_bench.experiment(
             bdir, sz is SIZES["quick"])
 
+    def dyndbg():
+        results["dyndbg"] = dyndbg_bench.experiment(bdir,
+                                                    sz is SIZES["quick"])
+
     # The names of experiments whose timings goals judge come from report.py
     # (the goals find their machine load under them).
     for name, fn in (("1 branch cost", branch), (report.EXP_PIPE, pipe),
@@ -537,7 +542,8 @@ def run_all(bdir, out, sz, results):
                      (report.EXP_STARTUP, startup),
                      (report.EXP_TRACE, trace_attached),
                      ("12 Windows x86-64 under wine", windows),
-                     (report.EXP_CALLS, static_calls)):
+                     (report.EXP_CALLS, static_calls),
+                     (report.EXP_DYNDBG, dyndbg)):
         guarded(results, name, fn)
 
 

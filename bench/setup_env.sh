@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # bench/setup_env.sh - what `make bench` needs beyond the compiler, best effort.
 #
-# valgrind (instruction counts) and strace (sync cross-check) come from the
-# distribution when we may install packages; matplotlib goes into a local
+# valgrind (instruction counts), strace (sync cross-check), glog and spdlog
+# (experiment 14) come from the distribution when we may install packages; matplotlib goes into a local
 # virtualenv (.venv, git-ignored).  Nothing here is fatal: whatever is
 # missing, the report is still produced and says what it could not measure.
 cd "$(dirname "$0")/.."
@@ -22,6 +22,13 @@ for tool in valgrind strace python3; do
   command -v "$tool" >/dev/null || apt_install "$tool" ||
     echo "bench: $tool is not installed and could not be installed"
 done
+
+# Experiment 14 compares sk_pr_debug with glog's and spdlog's statements
+# (bench/dyndbg_bench.py); without them those rows say why.
+[ -e /usr/include/glog/logging.h ] || apt_install libgoogle-glog-dev ||
+  echo "bench: glog (libgoogle-glog-dev) is not installed and could not be installed"
+[ -e /usr/include/spdlog/spdlog.h ] || apt_install libspdlog-dev ||
+  echo "bench: spdlog (libspdlog-dev) is not installed and could not be installed"
 
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import matplotlib' 2>/dev/null; then
   if ! python3 -m venv .venv >/dev/null 2>&1; then

@@ -13,6 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dyndbg_bench  # noqa: E402
 import report  # noqa: E402
 import run_bench  # noqa: E402
 
@@ -102,6 +103,10 @@ def results(machine, ratio=0.98, p25=0.97, p75=0.99, runs=10, fields=True):
             for n in (0, 1000, 10000)],
             "rust": [{"sites": 10000, "ours_us": 900.0,
                       "theirs_us": 1000.0}]},
+        "dyndbg": {"cachegrind": {"alone": {"sk_pr_debug": {
+            "instructions": 1.0, "data_reads": 0.0, "branches": 0.0}}},
+            "switch": {"inproc": [{"matched": 1000,
+                                   "core_syncs_per_query": 3.0}]}},
     }
     if machine is not None:
         res["machine_load"] = {e: dict(machine) for e in (
@@ -128,7 +133,8 @@ PIPE = "pipe ping-pong, threads, 8 checks: static / flag"
 PIPE_CG = "pipe ping-pong, 8 checks: instructions per message"
 COUNTS = ("static branch off", PIPE_CG, "core syncs per flip",
           "56 spread sites, default writer: code writes",
-          "mprotect writer: protection changes", "heap per")
+          "mprotect writer: protection changes", "heap per",
+          "disabled sk_pr_debug", "sk_dyndbg_query() switching a file")
 TIMINGS = ("pipe ping-pong, threads", "pipe ping-pong, processes",
            "56 spread sites, default writer: flip /",
            "56 sites, mprotect writer: spread / packed",
@@ -187,6 +193,23 @@ check("quiet, tight spreads: no goal INCONCLUSIVE",
 g = by_name(report.goals(results(QUIET, ratio=1.14, p25=1.10, p75=1.20)))
 check("quiet, ratio 1.14 IQR 1.10-1.20: MISSED",
       g[PIPE]["status"] == "MISSED")
+
+g = report.goals(results(QUIET))
+check("dynamic debug (14): a disabled statement 1/0/0 and a file's query "
+      "in 3 core syncs: MET, judged on counts (no machine)",
+      [x["status"] for x in g if "(14)" in x["goal"]] == ["MET"] * 4
+      and not any(x.get("timing") for x in g if "(14)" in x["goal"]))
+r = results(QUIET)
+r["dyndbg"]["cachegrind"]["alone"]["sk_pr_debug"]["instructions"] = 4.0
+g = by_name(report.goals(r))
+check("dynamic debug (14): 4 instructions a statement: MISSED",
+      g["disabled sk_pr_debug, nothing live across it: instructions per "
+        "statement (14)"]["status"] == "MISSED")
+del r["dyndbg"]["switch"]
+g = by_name(report.goals(r))
+check("dynamic debug (14): no switching rows: NOT MEASURED",
+      g["sk_dyndbg_query() switching a file of 1,000 statements on or off: "
+        "core syncs per query (14)"]["status"] == "NOT MEASURED")
 
 # 4. Loaded machine: every timing goal INCONCLUSIVE, no count goal touched.
 quiet_g = by_name(report.goals(results(QUIET, ratio=1.14, p25=1.1,
@@ -277,6 +300,19 @@ text = head(r)
 check("quiet run: 'quiet during every experiment', rows say yes",
       "The machine was quiet during every experiment." in text
       and "| yes |" in text)
+
+# 8. A row that could not be measured says why, in its own row.
+text = dyndbg_bench.section({"dyndbg": {
+    "statements": 1000, "variants": dyndbg_bench.gen.LABELS,
+    "skipped": {"glog": "glog's development files (Debian "
+                        "libgoogle-glog-dev) not found (pkg-config libglog)"},
+    "cachegrind_skipped": "valgrind is not installed",
+    "switch_skipped": "cc exited 1"}})
+check("the dynamic debug section names what it could not measure and why",
+      "| glog `VLOG(1) << ...` (FLAGS_v 0) | not measured: glog's "
+      "development files" in text
+      and "Counts not measured: valgrind is not installed." in text
+      and "Switching not measured: cc exited 1." in text)
 
 print("\n%d failure(s)" % len(FAILS))
 sys.exit(1 if FAILS else 0)

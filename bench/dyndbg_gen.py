@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""bench/dyndbg_gen.py - experiment 14's programs: one shape of program per
+kind of debug statement, generated and built (bench/dyndbg_bench.py
+measures them).
+
+A program is N functions (dd_f0 .. dd_fN-1) of one statement each, and a
+driver that calls them all in an order that jumps about the text (function
+397k mod N).  Every function first jumps over 256-1280 bytes of padding
+(never run; one jump, the same in every program, the empty one too), so
+that 1,000 statements lie over ~750 KiB of text as in a real program.
+Functions come in two shapes: "live", a value used after the statement
+(return x + i), the common case; "alone", nothing live across it (return
+i).  C and C++ programs are written to BUILD/bench/dyndbg/VARIANT_SHAPE_N/
+and compiled there by file name (so __FILE__ is the name alone, whatever
+the build folder); the Rust ones are bench/rust_debug's bins, whose
+build.rs follows the same rules (pad() and order() below).
+
+Standard library only.
+"""
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import startup_bench  # noqa: E402  (_link_flags, write_if_changed)
+
+SITES = 1000
+ALONE_SITES = 100               # the "alone" programs: counts only
+PER_PART = 250                  # functions a source file (compile time)
+PAD_MIN, PAD_SPAN = 256, 1025   # bench/rust_debug/build.rs has the same
+# Two shapes of function around a statement: "live", a value used after
+# it (return x + i: the common case, where a compiler keeps x in a
+# callee-saved register across the enabled path's call), and "alone",
+# nothing live across it (return i: the statement's own cost, the shape of
+# experiment 1's key site).
+RETURN = {"live": "x + %d", "alone": "%d"}
+
+# The statement each variant puts in every function; @I@ is its number.
+VARIANTS = {
+    "c_empty": dict(lang="c", label="(none: the C baseline)", stmt=""),
+    "sk_pr_debug": dict(
+        lang="c", label="statickeys `sk_pr_debug()`",
+        include="#include <statickeys.h>",
+        stmt='sk_pr_debug("f%d: x=%d\\n", @I@, x);', libs="statickeys"),
+    "verbose": dict(
+        lang="c", label="`if (verbose > 1) fprintf(stderr, ...)`",
+        include="#include <stdio.h>\nextern int verbose;",
+        stmt='if (verbose > 1)\n\t\tfprintf(stderr, "f%d: x=%d\\n", @I@, x);'),
+    "cxx_empty": dict(lang="c++", label="(none: the C++ baseline)", stmt=""),
+    "glog": dict(
+        lang="c++", label="glog `VLOG(1) << ...` (FLAGS_v 0)",
+        include="#include <glog/logging.h>",
+        stmt='VLOG(1) << "f" << @I@ << ": x=" << x;', libs="libglog",
+        setup="FLAGS_logtostderr = 1;\n\tFLAGS_v = 0;\n\t"
+              "google::InitGoogleLogging(argv[0]);",
+        needs="glog's development files (Debian libgoogle-glog-dev)"),
+    "spdlog_macro": dict(
+        lang="c++", label="spdlog `SPDLOG_DEBUG()` (compiled in, level info)",
+        include="#define SPDLOG_ACTIVE_LEVEL SPDLOG_LEVEL_DEBUG\n"
+                "#include <spdlog/spdlog.h>",
+        stmt='SPDLOG_DEBUG("f{}: x={}", @I@, x);', libs="spdlog",
+        setup="spdlog::set_level(spdlog::level::info);",
+        needs="spdlog's development files (Debian libspdlog-dev)"),
+    "spdlog_logger": dict(
+        lang="c++", label="spdlog `logger->debug()` (level info)",
+        include="#include <memory>\n#include <spdlog/spdlog.h>\n"
+                "extern std::shared_ptr<spdlog::logger> dd_logger;",
+        main_include="#include <spdlog/sinks/stdout_sinks.h>\n"
+                     "std::shared_ptr<spdlog::logger> dd_logger;",
+        stmt='dd_logger->debug("f{}: x={}", @I@, x);', libs="spdlog",
+        setup='dd_logger = spdlog::stderr_logger_mt("dd");\n\t'
+              'dd_logger->set_level(spdlog::level::info);',
+        needs="spdlog's development files (Debian libspdlog-dev)"),
+    "rs_empty": dict(lang="rust", label="(none: the Rust baseline)"),
+    "rs_log": dict(lang="rust", label="Rust `log::debug!` (max level Info)"),
+    "rs_tracing": dict(lang="rust",
+                       label="Rust `tracing::debug!` (subscriber at INFO)"),
+}
+LABELS = {v: d["label"] for v, d in VARIANTS.items()}
+EMPTY = {"c": "c_empty", "c++": "cxx_empty", "rust": "rs_empty"}
+# Padding jumped over: one jump, the same in every variant (empty too).
+PAD_JUMP = {"x86_64": "jmp", "aarch64": "b"}
+
+
+def pad(i):
+    return PAD_MIN + (i * 7919) % PAD_SPAN
+
+
+def order(k, n):
+    return (k * 397) % n
+
+
+def run(cmd, timeout=900, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       **kw)
+    if p.returncode != 0:
+        raise RuntimeError("%s exited %d: %s" % (
+            " ".join(cmd[:3]), p.returncode,
+            (p.stderr or p.stdout).strip()[-400:]))
+    return p.stdout
+
+
+# ---- the C and C++ programs ------------------------------------------------
+
+MAIN = r"""/* Generated by bench/dyndbg_gen.py: main, %(n)d statement(s) (%(variant)s). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+%(include)s
+int verbose; /* the `if (verbose > 1)` statements' level: 0 */
+int dd_run_all(int x);
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* PROG run ROUNDS: call every statement's function ROUNDS times;
+ * PROG time ROUNDS REPEATS: print ns per call (median of REPEATS loops). */
+int main(int argc, char **argv)
+{
+	long rounds = argc > 2 ? atol(argv[2]) : 1, r;
+	int reps = argc > 3 ? atoi(argv[3]) : 1, i;
+	volatile int seed = argc; /* an argument the compiler cannot know */
+	double ns[64];
+	int sum = 0;
+
+	%(setup)s
+	if (reps < 1 || reps > 64)
+		reps = 1;
+	for (i = 0; i < reps; i++) {
+		double t0 = now_ns();
+
+		for (r = 0; r < rounds; r++)
+			sum += dd_run_all(seed);
+		ns[i] = (now_ns() - t0) / ((double)rounds * %(n)d);
+	}
+	if (argc > 1 && !strcmp(argv[1], "time")) {
+		qsort(ns, reps, sizeof(ns[0]), by_value);
+		printf("{\"ns_per_call\": %%.4f, \"min_ns\": %%.4f, "
+		       "\"max_ns\": %%.4f}\n", ns[reps / 2], ns[0], ns[reps - 1]);
+	}
+	return sum == 12345;
+}
+"""
+
+PART_HEAD = """/* Generated by bench/dyndbg_gen.py: %(lo)d..%(hi)d (%(variant)s). */
+%(include)s
+#if defined(__GNUC__) && !defined(__clang__)
+#define DD_NOINLINE __attribute__((noipa))
+#else
+#define DD_NOINLINE __attribute__((noinline))
+#endif
+/* Padding jumped over: the distance between two statements of real code. */
+#define DD_PAD_STR(n) #n
+%(pad)s
+"""
+
+
+def _pad_asm():
+    j = PAD_JUMP.get(platform.machine())
+    return ('%s 2f\\n\\t.skip " ' % j) if j else None
+
+
+def part_head(variant, lo, hi):
+    v = VARIANTS[variant]
+    jump = _pad_asm()
+    # An architecture without its jump here: the packed layout.
+    pad_def = ('#define DD_PAD(n) __asm__ volatile("%sDD_PAD_STR(n) '
+               '", 0xcc\\n2:")' % jump if jump else
+               "#define DD_PAD(n) ((void)0)")
+    return PART_HEAD % dict(lo=lo, hi=hi - 1, variant=variant,
+                            include=v.get("include", ""), pad=pad_def)
+
+
+def part_source(variant, lo, hi, shape):
+    """One file of the statement functions lo..hi-1."""
+    stmt = VARIANTS[variant].get("stmt")
+    lines = [part_head(variant, lo, hi)]
+    for i in range(lo, hi):
+        lines += ["DD_NOINLINE int dd_f%d(int x)" % i, "{",
+                  "\tDD_PAD(%d);" % pad(i)]
+        if stmt:
+            lines.append("\t" + stmt.replace("@I@", str(i)))
+        lines += ["\treturn %s;" % (RETURN[shape] % i), "}"]
+    return "\n".join(lines) + "\n"
+
+
+def driver_source(n):
+    out = ["/* Generated by bench/dyndbg_gen.py: calls in a fixed order "
+           "that jumps about the text. */"]
+    out += ["int dd_f%d(int x);" % i for i in range(n)]
+    out += ["int dd_run_all(int x);", "int dd_run_all(int x)", "{",
+            "\tint s = 0;", ""]
+    out += ["\ts += dd_f%d(x);" % order(k, n) for k in range(n)]
+    out += ["\treturn s;", "}"]
+    return "\n".join(out) + "\n"
+
+
+def _headers_mtime():
+    """The newest of statickeys' headers: objects older are rebuilt."""
+    newest = 0.0
+    for d, _, files in os.walk(os.path.join(ROOT, "include")):
+        for f in files:
+            newest = max(newest, os.path.getmtime(os.path.join(d, f)))
+    return newest
+
+
+def compile_all(cc, srcs, flags, pool):
+    """Compile @srcs where they are, by their names alone (so __FILE__ is
+    the file's name, whatever folder the build is in); return the objects."""
+    newest = _headers_mtime()
+
+    def one(src):
+        obj = src.rsplit(".", 1)[0] + ".o"
+        if (not os.path.exists(obj) or os.path.getmtime(obj) <
+                max(os.path.getmtime(src), newest)):
+            run([cc, "-O2", "-D_GNU_SOURCE", "-c", os.path.basename(src),
+                  "-o", os.path.basename(obj)] + flags,
+                 cwd=os.path.dirname(src))
+        return obj
+    return list(pool.map(one, srcs))
+
+
+def link(cc, exe, objs, libs):
+    if not os.path.exists(exe) or any(
+            os.path.getmtime(o) > os.path.getmtime(exe) for o in objs):
+        run([cc, "-o", exe] + objs + libs)
+    return exe
+
+
+def _pkg(name):
+    """(cflags, libs) of a pkg-config package, or None."""
+    if name == "statickeys":
+        return [], None  # the build's own (startup_bench._link_flags)
+    if not shutil.which("pkg-config"):
+        return None
+    p = subprocess.run(["pkg-config", "--cflags", "--libs", name],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    flags = p.stdout.split()
+    return ([f for f in flags if not f.startswith("-l")],
+            [f for f in flags if f.startswith("-l") or f == "-pthread"])
+
+
+def build_c(build_root, work, variant, n, shape, pool):
+    """Generate and build one C or C++ program of @n statements in functions
+    of @shape; return its path, or raise RuntimeError with the reason."""
+    v = VARIANTS[variant]
+    cxx = v["lang"] == "c++"
+    ext = ".cpp" if cxx else ".c"
+    cc = os.environ.get("CXX", "c++") if cxx else os.environ.get("CC", "cc")
+    if not shutil.which(cc):
+        raise RuntimeError("no %s compiler (%s)" % (v["lang"], cc))
+    flags = ["-I", os.path.join(ROOT, "include")]
+    libs = []
+    if v.get("libs") == "statickeys":
+        libs = startup_bench._link_flags(build_root, "shared")
+    elif v.get("libs"):
+        got = _pkg(v["libs"])
+        if got is None:
+            raise RuntimeError("%s not found (pkg-config %s)"
+                               % (v["needs"], v["libs"]))
+        flags += got[0]
+        libs = got[1]
+    if cxx:
+        flags.append("-std=c++17")
+    d = os.path.join(work, "%s_%s_%d" % (variant, shape, n))
+    os.makedirs(d, exist_ok=True)
+    srcs = []
+    for lo in range(0, n, PER_PART):
+        p = os.path.join(d, "dd_part_%d%s" % (lo // PER_PART, ext))
+        startup_bench.gen_startup.write_if_changed(
+            p, part_source(variant, lo, min(lo + PER_PART, n), shape))
+        srcs.append(p)
+    p = os.path.join(d, "dd_driver" + ext)
+    startup_bench.gen_startup.write_if_changed(p, driver_source(n))
+    srcs.append(p)
+    p = os.path.join(d, "dd_main" + ext)
+    startup_bench.gen_startup.write_if_changed(p, MAIN % dict(
+        n=n, variant=variant, include="\n".join(
+            x for x in (v.get("include"), v.get("main_include")) if x),
+        setup=v.get("setup", "(void)argv;")))
+    srcs.append(p)
+    try:
+        objs = compile_all(cc, srcs, flags, pool)
+    except RuntimeError as e:
+        raise RuntimeError("%s: %s" % (v.get("needs", "build failed"), e))
+    return link(cc, os.path.join(d, "prog"), objs, libs)
+
+
+# ---- the Rust programs -----------------------------------------------------
+
+def build_rust(build_root):
+    """cargo build bench/rust_debug; return {variant: {(shape, n): path}},
+    or raise RuntimeError with the reason."""
+    cargo = shutil.which("cargo")
+    if not cargo:
+        home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
+        cargo = os.path.join(home, "bin", "cargo")
+        if not os.access(cargo, os.X_OK):
+            raise RuntimeError("cargo is not installed")
+    target = os.path.join(os.path.abspath(build_root),
+                          "rust-debug-bench-target")
+    env = dict(os.environ, CARGO_TARGET_DIR=target)
+    p = subprocess.run([cargo, "build", "--release", "--manifest-path",
+                        os.path.join(HERE, "rust_debug", "Cargo.toml")],
+                       capture_output=True, text=True, env=env, timeout=1800)
+    if p.returncode != 0:
+        raise RuntimeError("cargo build failed: " + p.stderr.strip()[-300:])
+    rel = os.path.join(target, "release")
+    return {v: {("live", SITES): os.path.join(rel, v),
+                ("live", 1): os.path.join(rel, v + "_1"),
+                ("alone", ALONE_SITES): os.path.join(rel, v + "_alone")}
+            for v in ("rs_empty", "rs_log", "rs_tracing")}
+
+
+# The programs each variant is built as: the 1,000-statement program every
+# figure is measured on, the 1-statement one for bytes, and the "alone"
+# shape for counts.
+BUILDS = (("live", SITES), ("live", 1), ("alone", ALONE_SITES))
+
+
+def build_all(build_root, work, pool):
+    """Every variant's programs: ({variant: {(shape, n): path}}, {variant:
+    why it was not built})."""
+    progs, skipped = {}, {}
+    for v, d in VARIANTS.items():
+        if d["lang"] == "rust":
+            continue
+        try:
+            progs[v] = {(shape, n): build_c(build_root, work, v, n, shape,
+                                            pool) for shape, n in BUILDS}
+        except RuntimeError as e:
+            skipped[v] = str(e)
+    try:
+        progs.update(build_rust(build_root))
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        for v, d in VARIANTS.items():
+            if d["lang"] == "rust":
+                skipped[v] = str(e)
+    # A row whose language's baseline is missing cannot be measured.
+    for v in list(progs):
+        if EMPTY[VARIANTS[v]["lang"]] not in progs:
+            skipped.setdefault(v, "its baseline did not build")
+            del progs[v]
+    return progs, skipped

@@ -11,7 +11,10 @@
 # A conf with native=1 builds for the host and runs without an emulator (a
 # variant of the host's build, such as the portable backend); one with
 # native_loader cross-builds and runs on the host's CPU when that loader is
-# installed (i686); test_env names settings every test of the run gets.  CMAKE_ARGs
+# installed (i686); test_env names settings every test of the run gets;
+# suite_dirs names the test folders of the port's focused suite (built and
+# run: SK_PORT_SUITE in tests/CMakeLists.txt, no benchmarks), where the
+# whole tree would repeat what the host's run proves.  CMAKE_ARGs
 # are added to the configure (-DSTATICKEYS_BACKEND=portable, say).
 #   tests    build, then run the C tests there (ctest) minus the excluded
 #            ones, each named with its reason (bench_smoke among them: every
@@ -89,9 +92,14 @@ jobs=${SK_CROSS_JOBS:-2}
 # debuggers run against the host's build), and writing it was a sixth of
 # each port's compile time.
 port_flags="-O2 -DNDEBUG"
+suite_args=()
+if [ -n "${suite_dirs:-}" ]; then
+  suite_args=(-DSK_PORT_SUITE="$(tr -s ' \n' ';;' <<<"$suite_dirs" | sed 's/;$//')"
+              -DSTATICKEYS_BUILD_BENCH=OFF)
+fi
 build() {
   "$cmake" -S "$src" -B "$xbuild" \
-    "${configure_args[@]}" \
+    "${configure_args[@]}" "${suite_args[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSK_CROSS_SUBBUILD=ON \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="$port_flags" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$port_flags" \

@@ -5,13 +5,16 @@
  *	# comment            (also "; comment")
  *	tracing = 1
  *	libplugin.so:verbose = off
+ *	dyndbg = file queue.c +p
  *
  * One "name = value" per line, blanks around both allowed; the value is one
  * of control/value.h's words (0/1, off/on, false/true, no/yes).  Names are
  * printable ASCII without blanks or '=' (as on the socket), "identifier"
  * or "FILE:identifier".  When a name appears twice, the last line wins,
  * across files too (a directory's files are parsed in name order, as
- * /etc/sysctl.d/ is).
+ * /etc/sysctl.d/ is).  "dyndbg" is no key: its value is a dynamic debug
+ * query (the kernel's language, docs/dynamic-debug.md), and every such
+ * line is kept, in order, as the kernel's dyndbg= options are.
  *
  * Any bad line makes the whole text bad: the caller applies nothing and
  * shows the one message this file writes, "FILE:LINE: reason".  A half-
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "control/control.h"
+#include "control/dyndbg.h"
 #include "control/value.h"
 
 static bool is_blank(char c)
@@ -75,6 +79,42 @@ static int add(struct sk__conf *conf, const char *name, size_t n, bool on,
 	return 0;
 }
 
+/* A "dyndbg = QUERY" line: the query checked (it must parse: a version
+ * with a bad one applies nothing) and kept.  Return: NULL, or why not. */
+static const char *add_query(struct sk__conf *conf, const char *q, size_t n,
+			     unsigned line)
+{
+	static char why[300];
+	struct sk__dd_queries parsed;
+
+	if (conf->nq == SK__CONF_QUERIES ||
+	    conf->qlen + n + 1 > sizeof(conf->qtext))
+		return "more than 64 dyndbg lines, or 8 KiB of them";
+	char *text = conf->qtext + conf->qlen;
+	memcpy(text, q, n);
+	text[n] = '\0';
+	char err[256] = "";
+	int r = sk__dd_parse(text, "STATICKEYS_FILE", &parsed, err,
+			     sizeof(err));
+	if (r == 0)
+		sk__dd_free(&parsed);
+	if (r == -EINVAL) {
+		/* The parser's "; nothing changed" is the caller's to say,
+		 * for the whole version. */
+		char *tail = strstr(err, "; nothing changed");
+		if (tail)
+			*tail = '\0';
+		snprintf(why, sizeof(why), "dyndbg: %s", err);
+		return why;
+	}
+	if (r)
+		return "dyndbg: out of memory";
+	conf->q[conf->nq++] = (struct sk__conf_query){
+		(unsigned)conf->qlen, line, (unsigned)conf->nfiles - 1 };
+	conf->qlen += n + 1;
+	return NULL;
+}
+
 /* One line (no newline).  Return: NULL, or why it is bad. */
 static const char *parse_line(struct sk__conf *conf, const char *s, size_t n,
 			      unsigned line)
@@ -91,6 +131,8 @@ static const char *parse_line(struct sk__conf *conf, const char *s, size_t n,
 	bool on;
 	if (why)
 		return why;
+	if (nlen == 6 && memcmp(name, "dyndbg", 6) == 0)
+		return add_query(conf, value, vlen, line);
 	if (!sk__value_parse(value, vlen, &on))
 		return "the value is not one of " SK__VALUE_WORDS;
 	if (add(conf, name, nlen, on, line) != 0)

@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include "control/control.h"
+#include "control/dyndbg.h"
 #include "statickeys/registry.h"
 #include "support/message.h"
 #include "support/settings.h"
@@ -249,6 +250,42 @@ static struct sk__audit_src source_of(const struct sk__conf *conf,
 				       .line = e->line };
 }
 
+/* @last (the version applied before) has the dyndbg line @text too. */
+static bool had_query(const struct sk__conf *last, const char *text)
+{
+	for (size_t i = 0; last && i < last->nq; i++)
+		if (strcmp(last->qtext + last->q[i].text, text) == 0)
+			return true;
+	return false;
+}
+
+/* The "dyndbg = QUERY" lines of @conf, in order, each one commit of the
+ * debug statements it matches (@only's, or every object's), audited as its
+ * FILE:LINE; a line @last had as well changes nothing, as a key's line
+ * left as it was does not.  Under the patch lock.  Return: 0 or the first
+ * commit's error. */
+static int apply_queries_locked(const struct sk__conf *conf,
+				const struct sk__conf *last,
+				struct sk__object *only)
+{
+	for (size_t i = 0; conf && i < conf->nq; i++) {
+		const struct sk__conf_query *q = &conf->q[i];
+		const char *text = conf->qtext + q->text;
+		struct sk__dd_queries qs;
+		if (had_query(last, text) ||
+		    sk__dd_parse(text, "STATICKEYS_FILE", &qs, NULL, 0) != 0)
+			continue; /* it parsed when read: out of memory */
+		struct sk__audit_src src = { .kind = SK__AUDIT_FILE,
+					     .file = conf->files[q->file],
+					     .line = q->line };
+		int r = sk__dd_apply_locked(&qs, only, &src);
+		sk__dd_free(&qs);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Say each line @v[0..@n) of @conf that names no key, with FILE:LINE. */
 static void warn_unmatched(const struct sk__conf *conf, const size_t *v,
 			   size_t n)
@@ -302,6 +339,8 @@ static void object_added(struct sk__object *obj)
 		}
 	}
 	int r = sk__audit_commit_locked(changes, n, srcs, n);
+	if (r == 0)
+		r = apply_queries_locked(conf, NULL, obj);
 	sk__audit_flush();
 	if (r)
 		sk__warn("STATICKEYS_FILE: could not apply %s to %s's keys "
@@ -360,6 +399,8 @@ static int apply_locked(struct sk__conf *conf, const struct sk_key_info *v,
 		changes[n++] = (struct sk_key_change){ v[k].key, e->on };
 	}
 	int r = sk__audit_commit_locked(changes, n, srcs, n);
+	if (r == 0)
+		r = apply_queries_locked(conf, w.whole ? NULL : w.conf, NULL);
 	if (r)
 		snprintf(err, errlen, "%s: could not be applied (%s)", w.path,
 			 r == -EINVAL ? "two lines name one key with different "

@@ -158,13 +158,25 @@ struct sk__conf_entry {
 };
 
 #define SK__CONF_FILES 32
+#define SK__CONF_QUERIES 64       /* "dyndbg = QUERY" lines */
+#define SK__CONF_QUERY_BYTES 8192 /* their text, NUL-terminated each */
+
+/* sk__conf_query - a "dyndbg = QUERY" line: a dynamic debug query
+ * (docs/dynamic-debug.md), applied as sk_dyndbg_query() applies it. */
+struct sk__conf_query {
+	unsigned text; /* offset into sk__conf.qtext */
+	unsigned line;
+	unsigned file; /* index into sk__conf.files */
+};
 
 /* sk__conf - the entries of one or more files, the last one of each name
- * winning (as in sysctl.d). */
+ * winning (as in sysctl.d), and the dyndbg lines, all kept in order. */
 struct sk__conf {
-	size_t n, nfiles;
+	size_t n, nfiles, nq, qlen;
 	struct sk__conf_entry v[SK__CONF_MAX];
 	char files[SK__CONF_FILES][256];
+	struct sk__conf_query q[SK__CONF_QUERIES];
+	char qtext[SK__CONF_QUERY_BYTES];
 };
 
 /* sk__conf_parse - add the lines of @text (@len bytes, need not be

@@ -19,7 +19,7 @@
 //! }
 //! ```
 //!
-//! Each [`sk_debug!`] is a call site with a descriptor of its own, a
+//! Each [`sk_debug!`](crate::sk_debug) is a call site with a descriptor of its own, a
 //! [`Site`], laid out as C's `struct sk_dyndbg_site` and listed in the
 //! object's `sk_keys` section like every key: the runtime finds Rust and C
 //! statements alike, in one catalogue ([`catalogue`], `skctl debug PID`),

@@ -82,7 +82,7 @@
 //! - Dynamic debug, as the C library's `statickeys/dyndbg.h`: [`sk_debug!`]
 //!   is a debug statement with `format_args!` syntax, each its own key, off
 //!   by default, switched by the kernel's query language ([`dyndbg`]); with
-//!   the feature `log`, [`log::debug!`](crate::log) does the same for code
+//!   the feature `log`, `statickeys::log::debug!` does the same for code
 //!   written for the `log` crate.
 #![no_std]
 #![warn(missing_docs)]

@@ -9,6 +9,9 @@ use std::sync::{Mutex, MutexGuard};
 use statickeys::dyndbg::{self, Site};
 use statickeys::{sk_debug, ErrorKind};
 
+mod common;
+use common::{entry_key, PATCHED};
+
 /// The tests share the sink and the statements' flags: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -298,4 +301,60 @@ fn threads_print_whole_messages_while_queries_switch() {
         assert!(w.len() == 5 && w[0] == "thread" && w[2] == "pass" && w[4] == "end", "torn: {m:?}");
     }
     println!("{flips} on/off queries while 4 threads ran the statement: {} whole messages", msgs.len());
+}
+
+/// The bytes at the statement's site where sites are patched: the
+/// architecture's no-op while off (the cost of a key site), a jump while on.
+#[cfg(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64"))]
+fn site_is_a_jump(code: usize) -> bool {
+    #[cfg(target_arch = "riscv64")]
+    {
+        let v = unsafe { (code as *const u32).read() };
+        assert!(v == 0x0000_0013 || v & 0xfff == 0x06f, "site {code:#x}: a nop or a jal x0 ({v:#010x})");
+        v != 0x0000_0013
+    }
+    #[cfg(not(target_arch = "riscv64"))]
+    {
+        #[cfg(target_arch = "x86_64")]
+        const NOP5: [u8; 5] = [0x0f, 0x1f, 0x44, 0x00, 0x00];
+        #[cfg(target_arch = "x86")]
+        const NOP5: [u8; 5] = [0x3e, 0x8d, 0x74, 0x26, 0x00];
+        let bytes = unsafe { core::slice::from_raw_parts(code as *const u8, 5) };
+        assert!(bytes == NOP5 || bytes[0] == 0xe9, "site {code:#x}: a NOP5 or a jmp ({bytes:x?})");
+        bytes[0] == 0xe9
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")))]
+fn site_is_a_jump(_code: usize) -> bool {
+    unreachable!("no patched sites here")
+}
+
+#[test]
+fn a_statement_is_one_key_site() {
+    let _c = capture_sink();
+    let line = alpha(0);
+    let name = format!("dyndbg:{}:{line}\0", file!());
+    let key = unsafe { statickeys::sys::sk_key_find(name.as_ptr().cast()) } as usize;
+    assert_ne!(key, 0, "{name} found");
+    let table = statickeys::__private::site_table();
+    let sites: Vec<usize> = table
+        .iter()
+        .filter(|e| entry_key(e) == key)
+        .map(|e| (e as *const _ as isize + e.code as isize) as usize)
+        .collect();
+    if !PATCHED {
+        // A flag test: no table (the portable backend, an architecture the
+        // crate does not patch).
+        assert!(table.is_empty(), "{} entries", table.len());
+        println!("flag-test sites here: nothing to decode");
+        return;
+    }
+    assert_eq!(sites.len(), 1, "one site for the statement in a table of {}", table.len());
+    assert!(!site_is_a_jump(sites[0]), "off: the no-op");
+    dyndbg::query(&format!("file dyndbg.rs line {line} +p")).unwrap();
+    assert!(site_is_a_jump(sites[0]), "on: a jump to the print path");
+    dyndbg::query(&format!("file dyndbg.rs line {line} -p")).unwrap();
+    assert!(!site_is_a_jump(sites[0]), "off again: the no-op");
+    println!("the statement's site at {:#x}: a no-op while off, a jump while on", sites[0]);
 }

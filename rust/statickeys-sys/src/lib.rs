@@ -322,6 +322,6 @@ pub fn sk_dyndbg_sink_key() -> *mut sk_static_call_key {
         unsafe extern "C" {
             static mut sk__scd_sk_dyndbg_sink: sk_static_call_key;
         }
-        unsafe { &raw mut sk__scd_sk_dyndbg_sink }
+        &raw mut sk__scd_sk_dyndbg_sink
     }
 }

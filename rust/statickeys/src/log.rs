@@ -42,6 +42,18 @@
 //! (`debug!(logger: l, ...)`) or a non-literal format do not compile: the
 //! format string is the statement's format in the catalogue.
 //!
+//! ```compile_fail
+//! use statickeys::log::debug;
+//! let id = 3;
+//! debug!(id = id; "request"); // log's key-value form: "no rules expected `id`"
+//! ```
+//!
+//! ```compile_fail
+//! use statickeys::log::debug;
+//! let fmt = "request";
+//! debug!(fmt); // a format that is not a literal
+//! ```
+//!
 //! [`error!`], [`warn!`] and [`info!`] are `log`'s, re-exported unchanged,
 //! so that one `use` line covers a module's macros.
 use core::fmt;

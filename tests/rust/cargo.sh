@@ -9,8 +9,9 @@
 #   test-system   cargo test against this build's libstatickeys installed
 #                 into BUILD_DIR/rust-prefix and found by pkg-config
 #   test-lto      cargo test --release with fat LTO (bundled): sites,
-#                 key listings, static calls and the constructor must
-#                 survive LTO (basic, mixed, torture, static_call)
+#                 key listings, static calls, debug statements and the
+#                 constructor must survive LTO (basic, mixed, torture,
+#                 static_call, dyndbg)
 #   test-crt-static  cargo test with -C target-feature=+crt-static (bundled):
 #                 fully static test programs
 #   clippy        cargo clippy -D warnings (the compat crate is left out:
@@ -31,12 +32,13 @@
 #                 bundled FreeBSD and macOS SDK files; PyPI: ziglang,
 #                 cargo-zigbuild, from python3 or BUILD_DIR/os/zig, where
 #                 .ci/run installs them)
-#   test-musl-aarch64  the crate's basic, no_sites, torture and trace tests for
+#   test-musl-aarch64  the crate's basic, no_sites, torture, trace and dyndbg tests for
 #                 aarch64-unknown-linux-musl (fully static; zig as C compiler
 #                 and linker), run under qemu-user 10
 #   test-i686     the workspace's tests built for i686-unknown-linux-gnu
 #                 (linked by i686-linux-gnu-gcc), run natively
-#   test-riscv64  the site-decoding (mixed) and no-sites tests built for
+#   test-riscv64  the site-decoding (mixed), no-sites, torture and debug
+#                 statement (dyndbg) tests built for
 #                 riscv64gc-unknown-linux-gnu, run under qemu-riscv64 10
 #                 ($SK_QEMU_RISCV64, QEMU_DIR, or PATH)
 #   test-portable the crate's tests with the `portable` feature: sites test
@@ -133,7 +135,7 @@ cross_target() {
   # (tests/cross/riscv64.conf): the mprotect writer.
   STATICKEYS_WRITER=mprotect "$cargo" test --target $rtarget \
     -p statickeys-test-mixed -p statickeys --test mixed --test no_sites \
-    --test torture \
+    --test torture --test dyndbg \
     -- "${targs[@]}"
 }
 
@@ -158,12 +160,14 @@ test-system)
 test-lto)
   # The programs whose sites and static calls fat LTO can move across
   # crates and inline: the API with its sites (basic), Rust and C sites in
-  # one program (mixed), the torture and static calls.  Each is a fat-LTO
+  # one program (mixed), the torture, static calls, and debug statements
+  # (dyndbg: a descriptor and its listing in each statement's block).  Each is a fat-LTO
   # link of its own; the other four (unit tests, no_sites, trace) added
   # half of this step's time and run unoptimized in test-bundled.
   STATICKEYS_SYS_BUNDLED=1 CARGO_PROFILE_RELEASE_LTO=fat \
     "$cargo" test --release -p statickeys -p statickeys-test-mixed \
-    --test basic --test mixed --test torture --test static_call -- "${targs[@]}"
+    --test basic --test mixed --test torture --test static_call --test dyndbg \
+    -- "${targs[@]}"
   ;;
 test-crt-static)
   # Fully static test programs (-C target-feature=+crt-static, static-pie on
@@ -280,7 +284,7 @@ test-musl-aarch64)
   # cargo-zigbuild's own "test" (cargo's "zigbuild" subcommand only builds).
   STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect cargo-zigbuild test --target $t \
     -p statickeys --test basic --test no_sites --test torture --test trace \
-    -- "${targs[@]}" --skip startup_state_from_environment
+    --test dyndbg -- "${targs[@]}" --skip startup_state_from_environment
   f=$(find "$CARGO_TARGET_DIR/$t/debug/deps" -name 'torture-*' -type f -executable | head -1)
   file -L "$f" | matches 'ARM aarch64' && file -L "$f" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $f is not a static aarch64 program: $(file -L "$f")"; exit 1; }

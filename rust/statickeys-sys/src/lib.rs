@@ -165,6 +165,41 @@ pub struct sk_static_call_target {
     pub next: *mut sk_static_call_target,
 }
 
+/// `struct sk_dyndbg_site` (statickeys/dyndbg.h): one debug statement's
+/// descriptor, its key first; the runtime sets `module` as the object
+/// registers and changes `flags` (atomically) by queries.
+#[repr(C)]
+#[derive(Debug)]
+pub struct sk_dyndbg_site {
+    pub key: sk_key,
+    pub magic: c_uint,
+    pub line: c_uint,
+    pub file: *const c_char,
+    pub function: *const c_char,
+    pub format: *const c_char,
+    pub cls: *const c_char,
+    pub module: *const c_char,
+    pub flags: c_uint,
+}
+
+/// `SK__DYNDBG_MAGIC` (statickeys/dyndbg.h).
+pub const SK_DYNDBG_MAGIC: c_uint = 0x0064_6462;
+/// `SK__DYNDBG_DESC`: a debug statement's key description, NUL-terminated
+/// (with the magic, how the runtime tells a statement's key).
+pub const SK_DYNDBG_DESC: &[u8] = b"a debug statement (sk_pr_debug)\0";
+/// `SK_DYNDBG_*`: a statement's flags (statickeys/dyndbg.h).
+pub const SK_DYNDBG_PRINT: c_uint = 0x01;
+pub const SK_DYNDBG_MODULE: c_uint = 0x02;
+pub const SK_DYNDBG_FUNC: c_uint = 0x04;
+pub const SK_DYNDBG_SOURCE: c_uint = 0x08;
+pub const SK_DYNDBG_LINE: c_uint = 0x10;
+pub const SK_DYNDBG_TID: c_uint = 0x20;
+
+/// The type of the sink static call `sk_dyndbg_sink` (statickeys/dyndbg.h):
+/// `msg` is `len` bytes, NUL-terminated.
+pub type sk_dyndbg_sink_fn =
+    unsafe extern "C" fn(site: *const sk_dyndbg_site, msg: *const c_char, len: usize);
+
 /// `SK__STATIC_CALL_MAGIC` (statickeys/static_call.h).
 pub const SK_STATIC_CALL_MAGIC: c_uint = 0x05c5_ca11;
 
@@ -251,6 +286,14 @@ unsafe extern "C" {
         ncalls: usize,
     ) -> c_int;
 
+    /// Apply a dynamic-debug query: statements matched, or -EINVAL (a
+    /// warning on stderr; nothing changed) or a commit's error.
+    pub fn sk_dyndbg_query(query: *const c_char) -> c_int;
+    /// The catalogue, as snprintf: the whole text's length, or -errno.
+    pub fn sk_dyndbg_catalogue(buf: *mut c_char, size: usize) -> core::ffi::c_long;
+    /// The default sink: the decorations, the message, one write to stderr.
+    pub fn sk_dyndbg_sink_stderr(site: *const sk_dyndbg_site, msg: *const c_char, len: usize);
+
     pub fn sk_commit(changes: *const sk_key_change, n: usize) -> c_int;
     pub fn sk_stats_get(out: *mut sk_stats) -> c_int;
     pub fn sk_stats_reset();
@@ -258,4 +301,27 @@ unsafe extern "C" {
     pub fn sk_config_set_writer(writer: c_int) -> c_int;
     pub fn sk_control_start(path: *const c_char) -> c_int;
     pub fn sk_control_stop() -> c_int;
+}
+
+/// The descriptor of the runtime's sink static call `sk_dyndbg_sink`
+/// (what C's `SK_DECLARE_STATIC_CALL(sk_dyndbg_sink, ...)` names).  On ELF
+/// through the pointer the runtime exports (`sk__scx_sk_dyndbg_sink`,
+/// statickeys/static_call.h's SK_EXPORT_STATIC_CALL): the descriptor
+/// itself is hidden in the shared library, and the pointer is there in the
+/// static one too.  PE and Mach-O name the descriptor.
+pub fn sk_dyndbg_sink_key() -> *mut sk_static_call_key {
+    #[cfg(any(target_os = "linux", target_os = "freebsd"))]
+    {
+        unsafe extern "C" {
+            static sk__scx_sk_dyndbg_sink: *mut sk_static_call_key;
+        }
+        unsafe { sk__scx_sk_dyndbg_sink }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+    {
+        unsafe extern "C" {
+            static mut sk__scd_sk_dyndbg_sink: sk_static_call_key;
+        }
+        &raw mut sk__scd_sk_dyndbg_sink
+    }
 }

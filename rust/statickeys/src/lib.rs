@@ -79,6 +79,11 @@
 //!   library's portable backend: the same API, names, commits and control
 //!   socket, and [`Stats::backend`] says `"portable"` when the runtime is
 //!   that one.
+//! - Dynamic debug, as the C library's `statickeys/dyndbg.h`: [`sk_debug!`]
+//!   is a debug statement with `format_args!` syntax, each its own key, off
+//!   by default, switched by the kernel's query language ([`dyndbg`]); with
+//!   the feature `log`, `statickeys::log::debug!` does the same for code
+//!   written for the `log` crate.
 #![no_std]
 #![warn(missing_docs)]
 // The examples show whole programs, main included, as users write them.
@@ -88,6 +93,10 @@ use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int, CStr};
 use core::fmt;
 use core::marker::PhantomData;
+
+// The query and the catalogue (dyndbg.rs) are text the caller owns: the
+// crate allocates nothing anywhere else.
+extern crate alloc;
 
 pub use statickeys_sys as sys;
 
@@ -106,6 +115,9 @@ compile_error!("statickeys supports Linux, FreeBSD, macOS and Windows");
 #[cfg(all(windows, not(target_env = "gnu")))]
 compile_error!("statickeys supports Windows with mingw-w64 only (x86_64-pc-windows-gnu)");
 
+pub mod dyndbg;
+#[cfg(feature = "log")]
+pub mod log;
 mod registration;
 mod static_call;
 mod trace;
@@ -309,6 +321,9 @@ pub enum ErrorKind {
     AlreadyRegistered,
     /// This probe and data are not registered on the tracepoint (`ENOENT`).
     NotRegistered,
+    /// A dynamic-debug query that does not parse ([`dyndbg::query`]; the
+    /// runtime's warning on stderr names the word and its position).
+    InvalidQuery,
     /// Another error code from the runtime.
     Other,
 }
@@ -317,6 +332,8 @@ pub enum ErrorKind {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Error {
     errno: i32,
+    // From dyndbg::query(), where EINVAL means the text, not a key.
+    query: bool,
 }
 
 const EPERM: i32 = 1;
@@ -347,8 +364,13 @@ impl Error {
         if r == 0 {
             Ok(())
         } else {
-            Err(Error { errno: -r })
+            Err(Error { errno: -r, query: false })
         }
+    }
+
+    /// A refused dynamic-debug query (`r`: the C call's negative errno).
+    fn from_query(r: c_int) -> Error {
+        Error { errno: -r, query: true }
     }
 
     /// The positive errno the C call returned negated.
@@ -359,6 +381,7 @@ impl Error {
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         match self.errno {
+            EINVAL if self.query => ErrorKind::InvalidQuery,
             EINVAL => ErrorKind::InvalidKey,
             EDEADLK => ErrorKind::Deadlock,
             EBUSY => ErrorKind::Busy,
@@ -396,6 +419,7 @@ impl fmt::Display for Error {
             ErrorKind::OutOfMemory => "out of memory",
             ErrorKind::AlreadyRegistered => "this probe and data are already registered",
             ErrorKind::NotRegistered => "this probe and data are not registered",
+            ErrorKind::InvalidQuery => "the dynamic-debug query does not parse; nothing changed",
             ErrorKind::Other => "key update failed",
         };
         write!(f, "{what} (errno {})", self.errno)
@@ -512,6 +536,9 @@ pub mod __private {
     pub use crate::static_call::{RawCall, RawTarget};
     pub use crate::trace::Semaphore;
     pub use core::arch::{asm, global_asm};
+    /// The `log` crate, for the log bridge's macros in the user's crate.
+    #[cfg(feature = "log")]
+    pub use ::log;
 
     /// A key's entry in `sk_keys` where keys are listed without assembly
     /// (the portable sites): a pointer to the key.
@@ -617,6 +644,20 @@ macro_rules! __list_static_key {
 #[macro_export]
 macro_rules! __list_static_key {
     ($key:ident) => {
+        $crate::__list_static_key_in_block!($key);
+    };
+}
+
+// A key listed from inside a block (a debug statement's, dyndbg.rs), where
+// global_asm! cannot stand: the listing above, on every ELF and Mach-O
+// target (x86-64 Linux included: its other keys' listings are assembly,
+// which lands in the same section).  PE: the listing above, already items
+// only.
+#[cfg(not(windows))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key_in_block {
+    ($key:ident) => {
         const _: () = {
             #[used]
             #[cfg_attr(target_os = "macos", unsafe(link_section = "__DATA,sk_keys"))]
@@ -624,6 +665,15 @@ macro_rules! __list_static_key {
             static LISTING: $crate::__private::KeyListing =
                 $crate::__private::KeyListing(&raw const $key as *const ());
         };
+    };
+}
+
+#[cfg(windows)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __list_static_key_in_block {
+    ($key:ident) => {
+        $crate::__list_static_key!($key);
     };
 }
 

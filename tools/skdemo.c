@@ -111,6 +111,9 @@ static void print_tick(unsigned long tick, unsigned long *last_traced)
 	       "traced=+%lu%s\n",
 	       tick, site_greeting(), site_shout(), site_tracing(),
 	       site_checksums(), t - *last_traced, message);
+	/* A debug statement (docs/dynamic-debug.md): `skctl debug PID
+	 * 'func print_tick +p'` turns it on; to stderr. */
+	sk_pr_debug("tick %lu: %lu traced\n", tick, t - *last_traced);
 	*last_traced = t;
 }
 

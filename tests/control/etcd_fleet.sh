@@ -117,6 +117,18 @@ etcdctl put /statickeys/tracing 0 >/dev/null
 check "host 1 stops tracing" wait_tick "$tmp/out1" 'tracing=0 .*traced=\+0'
 check "host 2 stops tracing" wait_tick "$tmp/out2" 'tracing=0 .*traced=\+0'
 
+# Dynamic debug from etcd: the key dyndbg is a query (a "dyndbg = QUERY"
+# line of the file), applied by both programs and audited as the line.
+etcdctl put /statickeys/dyndbg 'func print_tick +pf' >/dev/null
+for h in 1 2; do
+	check "host $h: the debug statement prints, with its function" \
+		wait_for grep -q '^print_tick: tick [0-9]*: 0 traced$' "$tmp/err$h"
+	check "host $h: audited as the file's line" \
+		grep -q "file $tmp/host$h/keys.conf:[0-9]*: dyndbg:.*skdemo.c:[0-9]* 0 -> 1: ok" "$tmp/err$h"
+done
+etcdctl put /statickeys/dyndbg 'func print_tick -p' >/dev/null
+check "host 1: off again" wait_for grep -q "dyndbg:.*skdemo.c:[0-9]* 1 -> 0: ok" "$tmp/err1"
+
 # etcd stops: the files keep their last version, the programs their state;
 # a sync started now retries (past the 5 s etcdctl gave up after), leaving
 # no temporary file.

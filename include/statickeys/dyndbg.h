@@ -130,6 +130,15 @@ SK_API void sk__dyndbg_printf(struct sk_dyndbg_site *site, const char *fmt,
 	__attribute__((format(SK__DYNDBG_PRINTF, 2, 3), cold));
 SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
 			       size_t len) __attribute__((cold));
+/* The kernel's print_hex_dump() (statickeys/linux.h's
+ * print_hex_dump_debug): @prefix_type 0 none, 1 address, 2 offset (the
+ * kernel's DUMP_PREFIX_*); @rowsize 16 or 32 (else 16); @groupsize 1, 2, 4
+ * or 8 bytes a group, read in the machine's byte order (else, or when @len
+ * is not a multiple of it, 1); @ascii: the ASCII column. */
+SK_API void sk__dyndbg_hex_dump(struct sk_dyndbg_site *site,
+				const char *prefix_str, int prefix_type,
+				int rowsize, int groupsize, const void *buf,
+				size_t len, int ascii) __attribute__((cold));
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,8 @@ SK_EXPORT_STATIC_CALL(sk_dyndbg_sink);
 /* The DLL exports its SK_API functions alone (dllexport): the sink's
  * descriptor and trampoline, which a program names through
  * SK_DECLARE_STATIC_CALL, are exported by the linker's directive section
- * (mingw-w64's ld reads -export: there).  Built, not yet run under wine. */
+ * (mingw-w64's ld reads -export: there); tests/windows/dyndbg.c
+ * re-points it. */
 __asm__(".section .drectve\n\t"
 	".ascii \" -export:sk__scd_sk_dyndbg_sink,data\"\n\t"
 	".ascii \" -export:sk__sct_sk_dyndbg_sink\"\n\t"

@@ -92,66 +92,8 @@ inline void throw_if(int r, const char *what)
 		throw std::system_error(to_error(r), what);
 }
 
-/*
- * The key's entry in its object's "sk_keys" section, so the runtime knows its
- * name, like SK_DEFINE_KEY_*'s.  Written by the assembler next to each site
- * (gcc ignores section attributes on template variables), in the section
- * group of the code ("?"), so a discarded COMDAT copy takes its entry with
- * it; an object may list a key several times, and the runtime counts it
- * once.  The flags are those gcc gives the C listing in the same file (a
- * relocated pointer is writable in position-independent code), so the two
- * share one section.  ".quad 0 + key": a key in a register must not
- * assemble.
- */
-#if defined(__GNUC__) && defined(__ELF__) &&                                 \
-	(defined(__LP64__) || defined(__i386__))
-#if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
-#define SK__CXX_KEY_SYM "%c0"
-#define SK__CXX_KEY_CONSTRAINT "S"
-#elif defined(__riscv) /* arch hook: "i" (statickeys/arch/riscv64.h) */
-#define SK__CXX_KEY_SYM "%0"
-#define SK__CXX_KEY_CONSTRAINT "i"
-#elif defined(__clang__)
-#define SK__CXX_KEY_SYM "%c0"
-#define SK__CXX_KEY_CONSTRAINT "s"
-#else
-#define SK__CXX_KEY_SYM "%p0"
-#define SK__CXX_KEY_CONSTRAINT "X"
-#endif
-#ifdef __i386__ /* arch hook: 4-byte pointers */
-#define SK__CXX_PTR ".long"
-#define SK__CXX_PTR_SIZE "4"
-#else
-#define SK__CXX_PTR ".quad"
-#define SK__CXX_PTR_SIZE "8"
-#endif
-#if defined(__PIC__) || defined(__PIE__)
-/* Retained like the C listing (statickeys/key.h: lld and --gc-sections). */
-#define SK__CXX_LISTING_FLAGS "\"aw?" SK__RETAIN_FLAG "\""
-#else
-#define SK__CXX_LISTING_FLAGS "\"a?" SK__RETAIN_FLAG "\""
-#endif
-#define SK__CXX_LISTING(keyp)                                                \
-	__asm__(".pushsection sk_keys, " SK__CXX_LISTING_FLAGS "\n\t"        \
-		".balign " SK__CXX_PTR_SIZE "\n\t"                            \
-		SK__CXX_PTR " 0 + " SK__CXX_KEY_SYM "\n\t"                   \
-		".popsection" : : SK__CXX_KEY_CONSTRAINT(keyp))
-#elif defined(__GNUC__) && !defined(__clang__) && defined(_WIN32) &&         \
-	defined(__x86_64__) && defined(__SEH__)
-/* PE (mingw-w64 gcc): the listing entry in "sk_keys$m", between section_pe.h's
- * markers, back to the function's section with .seh_code, as a site does
- * (statickeys/arch/asm_goto.h); the reference from ".xdata$sk" keeps it
- * under --gc-sections. */
-#define SK__CXX_LISTING(keyp)                                                \
-	__asm__(".section sk_keys$m, \"dr\"\n\t"                              \
-		".balign 8\n\t"                                              \
-		"5: .quad 0 + %p0\n\t"                                        \
-		".section .xdata$sk, \"dr\"\n\t"                              \
-		".rva 5b\n\t"                                                 \
-		".seh_code" : : "X"(keyp))
-#else
-#define SK__CXX_LISTING(keyp) ((void)0)
-#endif
+/* SK__CXX_LISTING(keyp): the key's entry in its object's key listing,
+ * written by the assembler (statickeys/section.h). */
 
 template <auto &Key> constexpr void check_key()
 {

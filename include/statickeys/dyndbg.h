@@ -130,10 +130,52 @@ SK_API void sk__dyndbg_printf(struct sk_dyndbg_site *site, const char *fmt,
 	__attribute__((format(SK__DYNDBG_PRINTF, 2, 3), cold));
 SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
 			       size_t len) __attribute__((cold));
+/* The kernel's print_hex_dump() (statickeys/linux.h's
+ * print_hex_dump_debug): @prefix_type 0 none, 1 address, 2 offset (the
+ * kernel's DUMP_PREFIX_*); @rowsize 16 or 32 (else 16); @groupsize 1, 2, 4
+ * or 8 bytes a group, read in the machine's byte order (else, or when @len
+ * is not a multiple of it, 1); @ascii: the ASCII column. */
+SK_API void sk__dyndbg_hex_dump(struct sk_dyndbg_site *site,
+				const char *prefix_str, int prefix_type,
+				int rowsize, int groupsize, const void *buf,
+				size_t len, int ascii) __attribute__((cold));
 
 #ifdef __cplusplus
 }
 #endif
+
+#ifdef __cplusplus
+/*
+ * C++: what the enabled path passes to printf's "..." must be what printf
+ * reads.  g++ passes a class object (std::string_view, a trivially copyable
+ * std::string-like view) through "..." with at most a -Wformat warning, and
+ * printf then reads garbage, so a statement given an object of class or
+ * union type does not compile, whatever the warnings: the arguments'
+ * types are checked in an unevaluated sizeof (no code, nothing evaluated).
+ */
+template <typename... A> struct sk__dyndbg_printable {
+	static const bool value = true;
+};
+template <typename A, typename... R> struct sk__dyndbg_printable<A, R...> {
+	static const bool value = !__is_class(A) && !__is_union(A) &&
+				  sk__dyndbg_printable<R...>::value;
+};
+template <typename... A> struct sk__dyndbg_checked {
+	static_assert(sk__dyndbg_printable<A...>::value,
+		      "sk_pr_debug: an argument is a class object (std::string, "
+		      "std::string_view...), which printf's \"...\" cannot "
+		      "take: pass s.c_str(), or \"%.*s\" with (int)v.size(), "
+		      "v.data()");
+	char c;
+};
+template <typename... A> sk__dyndbg_checked<A...> sk__dyndbg_args(const A &...);
+#define SK__DYNDBG_CHECK_ARGS(...) (void)sizeof(::sk__dyndbg_args(__VA_ARGS__))
+#else
+#define SK__DYNDBG_CHECK_ARGS(...) ((void)0)
+#endif
+/* The enabled path's call: printf-checked, and in C++ type-checked. */
+#define SK__DYNDBG_CALL(...)                                                 \
+	(SK__DYNDBG_CHECK_ARGS(__VA_ARGS__), sk__dyndbg_printf(__VA_ARGS__))
 
 /* The key's name, for `skctl list` and the audit trail: dyndbg:FILE:LINE. */
 #define SK__DYNDBG_STR2(x) #x
@@ -152,13 +194,25 @@ SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
 #define SK__DYNDBG_KEEP(ref) ((void)0)
 #endif
 
+/* The key's listing entry @ref for the descriptor @site.  C++ on ELF: the
+ * assembler's (statickeys/section.h's SK__CXX_LISTING), in the code's
+ * section group: a static local of an inline function is in a COMDAT
+ * group, and g++ refuses such an entry beside the file's plain ones ("section
+ * type conflict"). */
+#if defined(__cplusplus) && defined(SK__CXX_LISTING_ELF)
+#define SK__DYNDBG_LISTING(site, ref) SK__CXX_LISTING(&(site).key.key)
+#else
+#define SK__DYNDBG_LISTING(site, ref)                                        \
+	static struct sk_key *const ref __attribute__((                      \
+		SK__KEYS_SECTION_ATTR)) = &(site).key.key
+#endif
+
 /* One statement: its descriptor, its key's listing, its site. */
 #define SK__DYNDBG_SITE(cls, fmt, call)                                      \
 	do {                                                                 \
 		static struct sk_dyndbg_site sk__dd_site =                   \
 			SK__DYNDBG_INIT(cls, fmt);                           \
-		static struct sk_key *const sk__dd_ref __attribute__((       \
-			SK__KEYS_SECTION_ATTR)) = &sk__dd_site.key.key;      \
+		SK__DYNDBG_LISTING(sk__dd_site, sk__dd_ref);                 \
 		if (sk_branch_unlikely(&sk__dd_site.key)) {                  \
 			SK__DYNDBG_KEEP(sk__dd_ref);                         \
 			call;                                                \
@@ -175,7 +229,7 @@ SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
  */
 #define sk_pr_debug_class(cls, ...)                                          \
 	SK__DYNDBG_SITE(cls, SK__DYNDBG_FIRST(__VA_ARGS__, ""),              \
-			sk__dyndbg_printf(&sk__dd_site, __VA_ARGS__))
+			SK__DYNDBG_CALL(&sk__dd_site, __VA_ARGS__))
 /* The format: the first argument (the "" is never used: C99 needs one
  * argument in a "..."). */
 #define SK__DYNDBG_FIRST(first, ...) first

@@ -56,6 +56,7 @@
 #include <stdbool.h>
 
 #include "statickeys/branch.h"
+#include "statickeys/dyndbg.h"
 #include "statickeys/key.h"
 #include "statickeys/static_call.h"
 
@@ -323,5 +324,121 @@ template <> struct sk__linux_traits<struct static_key_false *> {
 #define EXPORT_STATIC_CALL_GPL(name) SK_EXPORT_STATIC_CALL(name)
 #define EXPORT_STATIC_CALL_TRAMP(name) SK_EXPORT_STATIC_CALL_TRAMP(name)
 #define EXPORT_STATIC_CALL_TRAMP_GPL(name) SK_EXPORT_STATIC_CALL_TRAMP(name)
+
+/* ==== Dynamic debug (the kernel's include/linux/dynamic_debug.h) =========
+ * The kernel's spellings over statickeys/dyndbg.h, as under
+ * CONFIG_DYNAMIC_DEBUG: each statement its own descriptor and key, off by
+ * default, switched by sk_dyndbg_query() and skctl debug.
+ *
+ *	#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt	// before the include
+ *	#include <statickeys/linux.h>
+ *	pr_debug("queue %d\n", q);
+ *	print_hex_dump_debug("pkt: ", DUMP_PREFIX_OFFSET, 16, 1, buf, len, true);
+ *
+ *	DEFINE_DYNAMIC_DEBUG_METADATA(descriptor, fmt);	// as drivers do
+ *	if (DYNAMIC_DEBUG_BRANCH(descriptor) && ratelimit_ok())
+ *		__dynamic_pr_debug(&descriptor, pr_fmt(fmt), ...);
+ *
+ * As in the kernel, pr_fmt(fmt) (defined before this header, else fmt
+ * itself) is what a statement prints, and the bare fmt is its descriptor's
+ * format, which the catalogue shows and `format` queries match.  pr_fmt may
+ * add arguments ("%s: " fmt, __func__), as the kernel's users do.
+ * Differences from the kernel:
+ * - pr_debug() and dynamic_pr_debug() take the format and at most 62
+ *   arguments (standard C has no `, ##__VA_ARGS__`: the arguments are
+ *   counted instead; a 63rd does not compile);
+ * - a hex dump's rows take the statement's decorations (flags m, f, s, l,
+ *   t), as sk_print_hex_dump_debug()'s do; DUMP_PREFIX_ADDRESS prints the
+ *   address itself, in hexadecimal, where the kernel's %p hashes it;
+ * - a non-constant prefix_str is printed, but the descriptor's format is
+ *   "hexdump" (the kernel's choice too);
+ * - the descriptor is a struct sk_dyndbg_site, not a struct _ddebug; use
+ *   it only through these macros. */
+#ifndef pr_fmt
+#define pr_fmt(fmt) fmt
+#endif
+
+/* The kernel's DUMP_PREFIX_* (include/linux/printk.h). */
+enum { DUMP_PREFIX_NONE, DUMP_PREFIX_ADDRESS, DUMP_PREFIX_OFFSET };
+
+/* The first argument, and the others with a leading comma (nothing when
+ * there is one): pr_fmt(first) must come between them. */
+#define SK__LINUX_FIRST(...) SK__DYNDBG_FIRST(__VA_ARGS__, "")
+#define SK__LINUX_REST(...)                                                  \
+	SK__LINUX_PASTE(SK__LINUX_REST_, SK__LINUX_COUNT(__VA_ARGS__))       \
+	(__VA_ARGS__)
+#define SK__LINUX_REST_1(first)
+#define SK__LINUX_REST_N(first, ...) , __VA_ARGS__
+#define SK__LINUX_COUNT(...) /* 1, or N for 2 to 63 */                    \
+	SK__LINUX_64TH(__VA_ARGS__, N, N, N, N, N, N, N, N, N, N, N, N, N, N, \
+		       N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,  \
+		       N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N,  \
+		       N, N, N, N, N, N, N, N, N, N, N, N, 1, -)
+#define SK__LINUX_64TH(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,    \
+		       a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23, \
+		       a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, \
+		       a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, \
+		       a46, a47, a48, a49, a50, a51, a52, a53, a54, a55, a56, \
+		       a57, a58, a59, a60, a61, a62, a63, a64, ...)           \
+	a64
+
+/* The descriptor's key listing, referred to on Windows from the enabled
+ * path as sk_pr_debug()'s is (statickeys/dyndbg.h's SK__DYNDBG_KEEP); the
+ * branch is then a GNU statement expression, as the kernel's C is. */
+#ifdef _WIN32
+#define SK__LINUX_DD_KEEP(name)                                              \
+	&&__extension__({                                                    \
+		__asm__ volatile("" : : "r"(&sk__dd_ref_##name));            \
+		1;                                                           \
+	})
+#else
+#define SK__LINUX_DD_KEEP(name)
+#endif
+
+/**
+ * DEFINE_DYNAMIC_DEBUG_METADATA() - a statement's descriptor @name, in a
+ * function, with @fmt as its format (a string literal); off by default.
+ */
+#define DEFINE_DYNAMIC_DEBUG_METADATA(name, fmt)                             \
+	static struct sk_dyndbg_site name = SK__DYNDBG_INIT(0, fmt);         \
+	SK__DYNDBG_LISTING(name, sk__dd_ref_##name)
+/** DYNAMIC_DEBUG_BRANCH() - true while @descriptor's statement is on. */
+#define DYNAMIC_DEBUG_BRANCH(descriptor)                                     \
+	(sk_branch_unlikely(&(descriptor).key) SK__LINUX_DD_KEEP(descriptor))
+/** __dynamic_pr_debug() - print through @descriptor (a pointer to it). */
+#define __dynamic_pr_debug(...) SK__DYNDBG_CALL(__VA_ARGS__)
+
+/** dynamic_pr_debug(fmt, ...) - a debug statement printing pr_fmt(fmt). */
+#define dynamic_pr_debug(...)                                                \
+	SK__DYNDBG_SITE(0, SK__LINUX_FIRST(__VA_ARGS__),                     \
+			SK__DYNDBG_CALL(&sk__dd_site,                        \
+					pr_fmt(SK__LINUX_FIRST(__VA_ARGS__)) \
+					SK__LINUX_REST(__VA_ARGS__)))
+/** pr_debug(fmt, ...) - the same (the kernel's, under CONFIG_DYNAMIC_DEBUG). */
+#define pr_debug(...) dynamic_pr_debug(__VA_ARGS__)
+
+/* The descriptor's format: the prefix where the compiler knows it, else
+ * "hexdump", as the kernel's dynamic_hex_dump() chooses. */
+#define SK__LINUX_HEX_FORMAT(prefix_str)                                     \
+	(__builtin_constant_p(prefix_str) ? (prefix_str) : "hexdump")
+/**
+ * print_hex_dump_debug() - a hex dump statement, the kernel's
+ * print_hex_dump() when on: @prefix_str, then per @prefix_type the address
+ * (DUMP_PREFIX_ADDRESS), the offset (_OFFSET) or nothing (_NONE); @rowsize
+ * 16 or 32 bytes a row (else 16); @groupsize 1, 2, 4 or 8 bytes a group,
+ * each printed as a number in the machine's byte order (else, and in a row
+ * whose length is no multiple of it, 1); @ascii: the ASCII column.  Each row
+ * is one message through sk_dyndbg_sink.
+ */
+#define print_hex_dump_debug(prefix_str, prefix_type, rowsize, groupsize,    \
+			     buf, len, ascii)                                \
+	SK__DYNDBG_SITE(0, SK__LINUX_HEX_FORMAT(prefix_str),                 \
+			sk__dyndbg_hex_dump(&sk__dd_site, (prefix_str),      \
+					    (prefix_type), (rowsize),        \
+					    (groupsize), (buf), (len),       \
+					    (ascii)))
+/** print_hex_dump_bytes() - the same, 16 bytes a row, 1 a group, ASCII. */
+#define print_hex_dump_bytes(prefix_str, prefix_type, buf, len)              \
+	print_hex_dump_debug(prefix_str, prefix_type, 16, 1, buf, len, true)
 
 #endif /* STATICKEYS_LINUX_H */

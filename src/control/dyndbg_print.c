@@ -9,8 +9,9 @@
  * adds the decorations in the kernel's order (lib/dynamic_debug.c's
  * prefix: "[tid] module:function:file:line: ") and writes the line with one
  * write(2), so that two threads' lines never interleave.  A hex dump is
- * one message per row of 16 bytes, laid out as the kernel's
- * print_hex_dump(DUMP_PREFIX_OFFSET, 16, 1, ascii).
+ * one message per row, laid out as the kernel's print_hex_dump()
+ * (sk_print_hex_dump_debug: DUMP_PREFIX_OFFSET, 16 bytes a row, 1 a group,
+ * ASCII; statickeys/linux.h's print_hex_dump_debug: all its arguments).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -46,7 +47,8 @@ SK_EXPORT_STATIC_CALL(sk_dyndbg_sink);
 /* The DLL exports its SK_API functions alone (dllexport): the sink's
  * descriptor and trampoline, which a program names through
  * SK_DECLARE_STATIC_CALL, are exported by the linker's directive section
- * (mingw-w64's ld reads -export: there).  Built, not yet run under wine. */
+ * (mingw-w64's ld reads -export: there); tests/windows/dyndbg.c
+ * re-points it. */
 __asm__(".section .drectve\n\t"
 	".ascii \" -export:sk__scd_sk_dyndbg_sink,data\"\n\t"
 	".ascii \" -export:sk__sct_sk_dyndbg_sink\"\n\t"
@@ -121,40 +123,101 @@ SK_API void sk__dyndbg_printf(struct sk_dyndbg_site *site, const char *fmt,
 	sk_static_call(sk_dyndbg_sink)(site, msg, len);
 }
 
-/* One row: "PREFIX00000010: 41 42 ...  AB..", the ASCII column at 16*3+1
- * after the offset, as the kernel's hex_dump_to_buffer() pads it. */
-static size_t hex_row(const char *prefix, size_t off, const unsigned char *b,
-		      size_t n, char *out, size_t size)
+/* How a hex dump lays out its rows (the kernel's print_hex_dump()
+ * arguments, checked as lib/hexdump.c checks them). */
+struct hex_layout {
+	const char *prefix;
+	int prefix_type; /* 0 none, 1 address, 2 offset (DUMP_PREFIX_*) */
+	size_t rowsize;  /* 16 or 32 */
+	size_t groupsize; /* 1, 2, 4 or 8 */
+	int ascii;
+};
+
+/* One group of @n bytes at @b as a number in the machine's byte order, as
+ * the kernel reads it (get_unaligned). */
+static uint64_t group_value(const unsigned char *b, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
+	uint16_t v2;
+	uint32_t v4;
+	uint64_t v8;
+
+	switch (n) {
+	case 2: memcpy(&v2, b, 2); return v2;
+	case 4: memcpy(&v4, b, 4); return v4;
+	case 8: memcpy(&v8, b, 8); return v8;
+	default: return b[0];
+	}
+}
+
+/* One row of @n bytes at @b, @off bytes into the dump:
+ * "PREFIX00000010: 41 42 ...  AB..", the ASCII column at
+ * rowsize * 2 + rowsize / groupsize + 1 after the hex begins, as the
+ * kernel's hex_dump_to_buffer() pads it.  A row whose length is not a
+ * multiple of the group size is printed a byte a group, as there. */
+static size_t hex_row(const struct hex_layout *h, const unsigned char *b,
+		      size_t off, size_t n, char *out, size_t size)
+{
+	size_t group = n % h->groupsize ? 1 : h->groupsize;
 	size_t len = 0;
 
-	add(out, size, &len, "%s%08zx: ", prefix, off);
+	if (h->prefix_type == 1)
+		add(out, size, &len, "%s%0*" PRIxPTR ": ", h->prefix,
+		    (int)(2 * sizeof(void *)), (uintptr_t)b);
+	else if (h->prefix_type == 2)
+		add(out, size, &len, "%s%08zx: ", h->prefix, off);
+	else
+		add(out, size, &len, "%s", h->prefix);
 	size_t hex_at = len;
-	for (size_t k = 0; k < n && len + 3 < size; k++) {
-		if (k)
+	for (size_t k = 0; k < n; k += group)
+		add(out, size, &len, "%s%0*" PRIx64, k ? " " : "",
+		    (int)(2 * group), group_value(b + k, group));
+	if (h->ascii) {
+		size_t column = hex_at + h->rowsize * 2 + h->rowsize / group + 1;
+		while (len < column && len + 1 < size)
 			out[len++] = ' ';
-		out[len++] = hex[b[k] >> 4];
-		out[len++] = hex[b[k] & 15];
+		for (size_t k = 0; k < n && len + 1 < size; k++)
+			out[len++] = b[k] >= 0x20 && b[k] < 0x7f ? (char)b[k]
+								 : '.';
 	}
-	while (len < hex_at + 16 * 3 + 1 && len + 1 < size)
-		out[len++] = ' ';
-	for (size_t k = 0; k < n && len + 1 < size; k++)
-		out[len++] = b[k] >= 0x20 && b[k] < 0x7f ? (char)b[k] : '.';
 	out[len] = '\0';
 	return len;
+}
+
+/* Each row one message through the sink. */
+static void hex_dump(struct sk_dyndbg_site *site, const struct hex_layout *h,
+		     const unsigned char *b, size_t len)
+{
+	char row[MSG_MAX];
+
+	for (size_t off = 0; off < len; off += h->rowsize) {
+		size_t n = len - off < h->rowsize ? len - off : h->rowsize;
+		size_t rl = hex_row(h, b + off, off, n, row, sizeof(row));
+		sk_static_call(sk_dyndbg_sink)(site, row, rl);
+	}
 }
 
 SK_API void sk__dyndbg_hexdump(struct sk_dyndbg_site *site, const void *buf,
 			       size_t len)
 {
-	const unsigned char *b = buf;
-	char row[MSG_MAX];
-	const char *prefix = site->format ? site->format : "";
+	struct hex_layout h = { site->format ? site->format : "", 2, 16, 1, 1 };
 
-	for (size_t off = 0; off < len; off += 16) {
-		size_t n = len - off < 16 ? len - off : 16;
-		size_t rl = hex_row(prefix, off, b + off, n, row, sizeof(row));
-		sk_static_call(sk_dyndbg_sink)(site, row, rl);
-	}
+	hex_dump(site, &h, buf, len);
+}
+
+/* The kernel's checks (lib/hexdump.c): a row is 16 or 32 bytes, a group
+ * 1, 2, 4 or 8; anything else is the default, not an error. */
+SK_API void sk__dyndbg_hex_dump(struct sk_dyndbg_site *site,
+				const char *prefix_str, int prefix_type,
+				int rowsize, int groupsize, const void *buf,
+				size_t len, int ascii)
+{
+	struct hex_layout h = {
+		prefix_str ? prefix_str : "", prefix_type,
+		rowsize == 32 ? 32 : 16,
+		groupsize == 2 || groupsize == 4 || groupsize == 8
+			? (size_t)groupsize : 1,
+		ascii
+	};
+
+	hex_dump(site, &h, buf, len);
 }

@@ -3,8 +3,8 @@
 # sanitize.sh KIND SOURCE_DIR BUILD_DIR CMAKE CTEST C_COMPILER CXX_COMPILER TARGETS...
 #
 # Builds the runtime and the given test programs with a sanitizer, then runs
-# the core, fault, front-end (linux_, cxx_, trace_) and static-call tests
-# in that build:
+# the core, fault, front-end (linux_, cxx_, trace_), static-call and
+# dynamic-debug tests in that build:
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (any report fails)
 #   tsan  ThreadSanitizer, with the reviewed suppressions in tsan.supp
 # Exit 77 (skipped) if the compiler cannot build a sanitized program here.
@@ -75,5 +75,5 @@ fi
 # The torture tests are shortened: the sanitizers slow every access down.
 export SK_TORTURE_SECONDS=3
 cd "$dir"
-"$ctest" --output-on-failure --timeout 300 -R '^(core|faults|linux|cxx|trace|static_call)_' \
+"$ctest" --output-on-failure --timeout 300 -R '^(core|faults|linux|cxx|trace|static_call|dyndbg)_' \
 	-E "clang|does_not_compile$exclude"

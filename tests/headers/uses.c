@@ -65,6 +65,29 @@ int uses_dyndbg(int x)
 	return r;
 }
 
+/* The kernel's spellings of it (statickeys/linux.h). */
+int uses_kernel_dyndbg(int x, const char *prefix);
+int uses_kernel_dyndbg(int x, const char *prefix)
+{
+	int r = 0;
+
+	pr_debug("x is %d\n", x);
+	pr_debug("no arguments\n");
+	dynamic_pr_debug("x is %d, %d\n", x, r);
+	print_hex_dump_debug("x: ", DUMP_PREFIX_OFFSET, 16, 4, &x, sizeof(x),
+			     true);
+	print_hex_dump_debug(prefix, DUMP_PREFIX_NONE, 32, 1, &x, sizeof(x),
+			     false);
+	print_hex_dump_bytes("x: ", DUMP_PREFIX_ADDRESS, &x, sizeof(x));
+	{
+		DEFINE_DYNAMIC_DEBUG_METADATA(uses_descriptor, "x is %d\n");
+		if (DYNAMIC_DEBUG_BRANCH(uses_descriptor))
+			__dynamic_pr_debug(&uses_descriptor, pr_fmt("x is %d\n"),
+					   x);
+	}
+	return r;
+}
+
 int uses_everything(int x);
 int uses_everything(int x)
 {

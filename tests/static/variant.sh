@@ -19,7 +19,11 @@
 # control socket, skctl against a running demo (control_e2e, and its static
 # call: control_static_calls), static calls (the API, the kernel's
 # spellings, threads calling while they are re-pointed, with both writers),
-# updates while a thread creates threads (thread_churn.c), and, for the
+# updates while a thread creates threads (thread_churn.c), dynamic debug
+# (tests/dyndbg: the query language, the output, queries while threads
+# print, the kernel's spellings, fork, skctl debug; the C++ statements with
+# glibc; plugins and STATICKEYS_DYNDBG's plugin with musl's shared
+# runtime), and, for the
 # static ones, the
 # link check: a program linked without the wrap options
 # gets -ENOTSUP and a message naming the link line, no abort.
@@ -29,6 +33,9 @@
 #                        plugin (docs/static-linking.md)
 #   attr_sigmask, ucontext (musl)  musl has no pthread_attr_setsigmask_np
 #                        and no setcontext family
+#   dyndbg_plugins, dyndbg_startup (static ones)  load a plugin linked with
+#                        the shared runtime, as dlopen_after
+#   dyndbg_cxx (musl ones)  musl-gcc has no C++ library of its own
 # Exit 77 (skipped) with the reason when the toolchain is missing (Debian:
 # libc6-dev for the static glibc archives, musl-tools for musl-gcc).
 set -euo pipefail
@@ -62,6 +69,21 @@ targets="core_selftest core_torture
   skdemo"
 # control_static_calls runs skdemo and skctl (built above).
 tests='^(core_selftest|core_torture_(procmem|mprotect)|core_sigtrap_chain|core_fork_flips|linux_kernel_api|faults_thread_models_.*_(procmem|mprotect|sync_fallback)|faults_signals|faults_handler_updates|faults_process_model|control_socket|control_e2e|control_static_calls|static_call_(basic|kernel_selftest|torture_procmem|torture_mprotect|inline_basic|inline_torture_procmem|inline_torture_mprotect|inline_strip|inline_strip_all|inline_strip_unneeded))$'
+# Dynamic debug: what every variant runs, and what needs a plugin sharing
+# the runtime (not in a fully static program) or C++ (not with musl-gcc).
+dd_targets="dyndbg_grammar dyndbg_output dyndbg_threads dyndbg_kernel_api
+  dyndbg_fork dyndbg_server"
+dd_tests='dyndbg_(grammar|output|threads|kernel_api|fork|skctl)'
+if [ -z "$link" ]; then
+  dd_targets="$dd_targets dyndbg_plugin dyndbg_plugins dyndbg_startup"
+  dd_tests=${dd_tests%)}'|plugins|startup)'
+fi
+if [ $cc != musl-gcc ]; then
+  dd_targets="$dd_targets dyndbg_cxx"
+  dd_tests=${dd_tests%)}'|cxx)'
+fi
+targets="$targets $dd_targets"
+tests="${tests%)\$}|$dd_tests)\$"
 left_out=()
 [ -n "$link" ] && left_out+=("dlopen_after: a plugin linked with the shared runtime cannot share a fully static program's runtime")
 [ $cc = musl-gcc ] && left_out+=("attr_sigmask: musl has no pthread_attr_setsigmask_np" "ucontext: musl has no setcontext family")

@@ -39,7 +39,8 @@ check "two demos serve their sockets" wait_count 2
 out=$("$skctl" --all --comm skall list); rc=$?
 echo "$out"
 check "--all list exits 0" [ $rc -eq 0 ]
-check "--all list: one row per process and key (8)" [ "$(awk 'NR>1' <<<"$out" | wc -l)" -eq 8 ]
+# Five keys a demo: four and its debug statement's.
+check "--all list: one row per process and key (10)" [ "$(awk 'NR>1' <<<"$out" | wc -l)" -eq 10 ]
 check "--all list names demo 1" grep -Eq "^ *$demo1 +skall +tracing +off" <<<"$out"
 out=$("$skctl" --all --comm skall --json list); rc=$?
 check "--all --json: one line per process, with its reply" [ $rc -eq 0 ] && [ "$(grep -c '^{"pid":[0-9]*,"comm":"skall","reply":{"ok":true,"keys":\[' <<<"$out")" -eq 2 ]
@@ -61,7 +62,7 @@ check "--all get: exit 0, on in both" [ $rc -eq 0 ] && [ "$(grep -c 'state: *on'
 # ---- ten demos -----------------------------------------------------------------
 for n in 3 4 5 6 7 8 9 10; do start_demo $n; done
 check "ten demos serve their sockets" wait_count 10
-check "--all list: 40 rows" [ "$(rows)" -eq 40 ]
+check "--all list: 50 rows" [ "$(rows)" -eq 50 ]
 out=$("$skctl" --all --comm skall set checksums=1 shout=1); rc=$?
 check "--all set on ten exits 0" [ $rc -eq 0 ]
 check "ten ok lines" [ "$(grep -c ': ok$' <<<"$out")" -eq 10 ]
@@ -74,6 +75,15 @@ out=$("$skctl" --all --comm skall enable shout); rc=$?
 check "--all enable: exit 0, ten ok lines" [ $rc -eq 0 ] && [ "$(grep -c ': ok$' <<<"$out")" -eq 10 ]
 out=$("$skctl" --all --comm skall stats); rc=$?
 check "--all stats: exit 0, ten sections" [ $rc -eq 0 ] && [ "$(grep -c '^== [0-9]* skall$' <<<"$out")" -eq 10 ]
+# Dynamic debug in every process: the demo's statement, one query.
+out=$("$skctl" --all --comm skall debug 'func print_tick +p'); rc=$?
+echo "$out"
+check "--all debug: exit 0, one statement matched in each of ten" [ $rc -eq 0 ] && [ "$(grep -c ': 1 debug statement matched$' <<<"$out")" -eq 10 ]
+for n in 1 10; do
+	check "demo $n prints its debug statement" wait_for grep -q '^tick [0-9]*: [0-9]* traced$' "$tmp/err$n"
+done
+out=$("$skctl" --all --comm skall debug); rc=$?
+check "--all debug: each catalogue, the statement on" [ $rc -eq 0 ] && [ "$(grep -c 'skdemo.c:[0-9]* \[skall\]print_tick =p "tick %lu: %lu traced\\n"' <<<"$out")" -eq 10 ]
 
 # ---- a key only some processes have --------------------------------------------
 STATICKEYS_CONTROL=$tmp/peer.sock "$tmp/b/skall" 2>"$tmp/err_peer" & pids+=($!); peer_pid=$!
@@ -83,7 +93,7 @@ check "the peer serves its socket" wait_count 11
 mkdir "$tmp/c"; printf '#!/bin/sh\nwhile :; do sleep 0.2; done\n' >"$tmp/c/skall"; chmod 755 "$tmp/c/skall"
 STATICKEYS_CONTROL=$tmp/peer.sock "$tmp/c/skall" & pids+=($!); heir=$!
 check "the heir runs under the name skall" wait_for grep -qx skall "/proc/$heir/comm"
-check "--all skips a process whose socket is another's" [ "$(rows)" -eq 42 ]
+check "--all skips a process whose socket is another's" [ "$(rows)" -eq 52 ]
 out=$("$skctl" --all --comm skall set peer_only=1); rc=$?
 echo "$out"
 check "a key in 1 of 11 processes: exit 6 (some)" [ $rc -eq 6 ]

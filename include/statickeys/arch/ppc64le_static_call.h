@@ -37,9 +37,11 @@
  *   +32  blr                      NULL lands here
  *   +36  addis r12,r2,desc@toc@ha the far form: the descriptor's target
  *   +40  ld r12,desc@toc@l(r12)   (ld may turn the addis into a nop and
- *   +44  mtctr r12                 the ld's base into r2), entered at its
- *   +48  bctr                      global entry point
- *   +52  'S' 'C' 0 0, 0, 0        signature (then 8 bytes of 0), never run
+ *   +44  cmpldi r12,0              the ld's base into r2), entered at its
+ *   +48  beqlr                     global entry point; none (a thread that
+ *   +52  mtctr r12                 took the old jump to here while an
+ *   +56  bctr                      update set no target): return
+ *   +60  'S' 'C' 0 0              signature, never executed
  */
 #define SK__SC_DEFINE_TRAMP(name)                                            \
 	SK__SC_TRAMP_ASM(name, "64", "64",                                    \
@@ -57,9 +59,10 @@
 		"2:\n\t"                                                       \
 		"addis 12, 2, sk__scl_" #name "@toc@ha\n\t"                   \
 		"ld 12, sk__scl_" #name "@toc@l(12)\n\t"                       \
+		"cmpldi 12, 0\n\t"                                             \
+		"beqlr\n\t"                                                    \
 		"mtctr 12\n\t"                                                 \
 		"bctr\n\t"                                                     \
-		".byte 0x53, 0x43, 0, 0\n\t"                                  \
-		".long 0, 0\n\t")
+		".byte 0x53, 0x43, 0, 0\n\t")
 
 #endif /* STATICKEYS_ARCH_PPC64LE_STATIC_CALL_H */

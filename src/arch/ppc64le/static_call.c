@@ -11,9 +11,12 @@
  *   +32  blr                          NULL: b +8
  *   +36  addis r12,r2,desc@toc@ha     far form: b +12 (or nop, with
  *   +40  ld r12,desc@toc@l(r12)        "ld r12,desc@toc@l(r2)")
- *   +44  mtctr r12
- *   +48  bctr
- *   +52  "SC" 0 0                     signature
+ *   +44  cmpldi r12,0; beqlr          no target: return (a thread that
+ *                                     took the old jump here while an
+ *                                     update set none reads NULL)
+ *   +52  mtctr r12
+ *   +56  bctr
+ *   +60  "SC" 0 0                     signature
  *
  * At the jump r2 holds the trampoline's own object's TOC.  A target that
  * computes that same TOC at its global entry (addis r2,r12 / addi r2,r2,
@@ -99,9 +102,11 @@ void **sk__arch_call_slot(uintptr_t jump)
 	    word(t + 12) != 0x7c0803a6u || /* mtlr r0 */
 	    word(t + 28) != 0x38600000u || /* li r3,0 */
 	    word(t + 32) != 0x4e800020u || /* blr */
-	    word(t + 44) != 0x7d8903a6u || /* mtctr r12 */
-	    word(t + 48) != 0x4e800420u || /* bctr */
-	    t[52] != 'S' || t[53] != 'C')
+	    word(t + 44) != 0x282c0000u || /* cmpldi r12,0 */
+	    word(t + 48) != 0x4d820020u || /* beqlr */
+	    word(t + 52) != 0x7d8903a6u || /* mtctr r12 */
+	    word(t + 56) != 0x4e800420u || /* bctr */
+	    t[60] != 'S' || t[61] != 'C')
 		return NULL;
 	uintptr_t toc = own_toc(jump);
 	uint32_t hi = word(t + 36);

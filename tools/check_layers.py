@@ -230,6 +230,8 @@ def read_symbols(nm, paths):
             name, kind = fields[0], fields[1]
             if name.startswith("__imp_"):  # PE: a call through the import table
                 name = name[len("__imp_"):]
+            if name == ".TOC.":  # ppc64 ELFv2: the linker's TOC base, no one's code
+                continue
             syms[obj][1 if kind in UNDEFINED else 0].add(name)
     return syms
 

@@ -50,6 +50,12 @@
 #elif defined(__aarch64__)
 #include "statickeys/arch/aarch64.h"
 #define SK__ARCH_SLOT_HEADER "statickeys/arch/aarch64_slot.h"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && _CALL_ELF == 2
+#include "statickeys/arch/ppc64le.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/ppc64le_slot.h"
+#elif defined(__s390x__)
+#include "statickeys/arch/s390x.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/s390x_slot.h"
 #else
 #define SK__ARCH_SLOT_HEADER 0
 #endif

@@ -111,6 +111,16 @@ struct sk__site_entry {
 #elif defined(__riscv) /* arch hook: "i" (statickeys/arch/riscv64.h) */
 #define SK__CXX_KEY_SYM "%0"
 #define SK__CXX_KEY_CONSTRAINT "i"
+#elif defined(__powerpc64__) /* arch hook: "i" (statickeys/arch/ppc64le.h) */
+#define SK__CXX_KEY_SYM "%0"
+#define SK__CXX_KEY_CONSTRAINT "i"
+#elif defined(__s390x__) /* arch hook: as statickeys/arch/s390x.h */
+#define SK__CXX_KEY_SYM "%0"
+#if defined(__clang__)
+#define SK__CXX_KEY_CONSTRAINT "i"
+#else
+#define SK__CXX_KEY_CONSTRAINT "jdd"
+#endif
 #elif defined(__clang__)
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "s"

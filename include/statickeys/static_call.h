@@ -178,6 +178,11 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 	defined(__ELF__) && defined(__linux__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#elif defined(__GNUC__) && defined(__powerpc64__) &&                      \
+	defined(__LITTLE_ENDIAN__) && _CALL_ELF == 2 && defined(__ELF__) &&  \
+	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #elif defined(_WIN32) && defined(__x86_64__) && defined(__GNUC__) &&        \
 	!defined(__clang__) && defined(__SEH__) && !defined(SK_NO_ASM_GOTO) && \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
@@ -279,6 +284,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 #include "statickeys/arch/riscv64_static_call.h"
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__aarch64__)
 #include "statickeys/arch/aarch64_static_call.h"
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__powerpc64__)
+#include "statickeys/arch/ppc64le_static_call.h"
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES
 #include "statickeys/arch/x86_64_static_call.h"
 #else

@@ -189,6 +189,10 @@ fn backend(ports: &[String]) -> String {
     println!("cargo:rerun-if-env-changed=CARGO_FEATURE_PORTABLE");
     let arch = match env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default().as_str() {
         "x86" => "i686".to_string(), // Rust's name for 32-bit x86
+        // 64-bit Power: the port is the little-endian ELFv2 one
+        "powerpc64" if env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() == Ok("little") => {
+            "ppc64le".to_string()
+        }
         a => a.to_string(),
     };
     if env::var_os("CARGO_FEATURE_PORTABLE").is_none() && ports.contains(&arch) {

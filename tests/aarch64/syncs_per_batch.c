@@ -18,6 +18,14 @@
 #define ARCH "riscv64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch (icache.c) */
 #define SYNCS_MAX 1
+#elif defined(__s390x__) && SK_HAVE_PATCHED_SITES
+#define ARCH "s390x"
+#define SYNCS_MIN 1 /* exactly one, whatever the batch */
+#define SYNCS_MAX 1
+#elif defined(__powerpc64__) && SK_HAVE_PATCHED_SITES
+#define ARCH "ppc64le"
+#define SYNCS_MIN 1 /* exactly one, whatever the batch */
+#define SYNCS_MAX 1
 #elif defined(__aarch64__) && SK_HAVE_PATCHED_SITES
 #define ARCH "aarch64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch */

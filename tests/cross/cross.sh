@@ -224,6 +224,8 @@ e2e)
   # skdemo and skctl, each behind a wrapper that execs the emulator (same
   # process id, which skctl -p relies on).
   build
+  # ARCH.conf's test_env holds for the demo too (the emulator's writer).
+  for v in ${test_env:-}; do echo "environment: $v"; export "${v?}"; done
   wrap=$xbuild.wrap
   mkdir -p "$wrap"
   for p in skdemo skctl; do

@@ -9,8 +9,7 @@
 #             c++23): the same less the C-only ones, with -Wold-style-cast
 #             (and -Wuseless-cast with g++); statickeys.hpp from C++17 on
 # by gcc/g++ and clang/clang++ (every standard), and by each patched
-# architecture's cross compiler and mingw-w64 (C11 and C++17; s390x's C
-# compiler, the portable backend's port, C11), each with the
+# architecture's cross compiler and mingw-w64 (C11 and C++17), each with the
 # patched sites and with the portable backend (SK_NO_ASM_GOTO).  The first
 # warning of each compile is printed; any failure fails the test.  A
 # compiler that is not installed is named, and then the test ends with 77
@@ -41,11 +40,10 @@ add clang c c99 c11 c17 c2x
 add g++ c++ c++11 c++17 c++20 c++23
 add clang++ c++ c++11 c++17 c++20 c++23
 for triple in aarch64-linux-gnu i686-linux-gnu riscv64-linux-gnu \
-	x86_64-w64-mingw32; do
+	powerpc64le-linux-gnu s390x-linux-gnu x86_64-w64-mingw32; do
 	add $triple-gcc c c11
 	add $triple-g++ c++ c++17
 done
-add s390x-linux-gnu-gcc c c11 # the portable backend's port (C only there)
 
 compile() { # compile "COMPILER LANG STD DEFINE"; prints a result line
 	set -- $1

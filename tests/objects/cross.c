@@ -169,9 +169,10 @@ static void one_batch_across_objects(void)
 	       "syncs\n",
 	       (unsigned long long)(s2.batches - s1.batches),
 	       (unsigned long long)(s2.core_syncs - s1.core_syncs));
-#if (defined(__aarch64__) || defined(__riscv)) && SK_HAVE_PATCHED_SITES
-	/* aarch64, riscv64: no trap protocol, one core sync per batch
-	 * whatever its size (docs/porting.md). */
+#if (defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__) || \
+     defined(__s390x__)) && SK_HAVE_PATCHED_SITES
+	/* aarch64, riscv64, ppc64le, s390x: no trap protocol, one core sync
+	 * per batch whatever its size (docs/porting.md). */
 	CHECK(s1.core_syncs - s0.core_syncs == 1, "aarch64: 1 core sync (%llu)",
 	      (unsigned long long)(s1.core_syncs - s0.core_syncs));
 	CHECK(s2.batches - s1.batches >= 6 &&

@@ -51,10 +51,13 @@
 #   trace-perf    tests/trace/perf_test.sh on the same program linked by GNU
 #                 ld (perf misplaces SDT probes in lld's layout:
 #                 rust/tests/traced/build.rs)
-#   test-s390x    the crate's tests built for s390x (no port: the portable
-#                 path without the feature) and run under QEMU_DIR/qemu-s390x;
-#                 skipped with the reason without the target's std (rustup
-#                 target add s390x-unknown-linux-gnu), its gcc or qemu 10
+#   test-s390x, test-ppc64le  the crate's tests built for s390x and
+#                 powerpc64le (the runtime patches C sites there, the crate's
+#                 sites test the key's flag, as on aarch64) and run under
+#                 QEMU_DIR/qemu-s390x, qemu-ppc64le; skipped with the reason
+#                 without the target's std (rustup target add
+#                 s390x-unknown-linux-gnu, powerpc64le-unknown-linux-gnu),
+#                 its gcc or qemu 10
 #   test-windows  both crates' tests and the mixed C + Rust test built for
 #                 x86_64-pc-windows-gnu (mingw-w64 gcc links them and compiles
 #                 the bundled runtime and the C sites) and run under wine 8,
@@ -294,22 +297,30 @@ test-portable)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --features portable \
     -- "${targs[@]}"
   ;;
-test-s390x)
-  t=s390x-unknown-linux-gnu
+test-s390x | test-ppc64le)
+  # The ports whose Rust sites are key flags (the crate's site template is
+  # x86 and riscv64's), over the bundled runtime's patched backend.
+  case $step in
+  test-s390x) t=s390x-unknown-linux-gnu triple=s390x-linux-gnu q=qemu-s390x ;;
+  *) t=powerpc64le-unknown-linux-gnu triple=powerpc64le-linux-gnu q=qemu-ppc64le ;;
+  esac
   rustup=$(dirname "$cargo")/rustup
   "$rustup" target list --installed 2>/dev/null | matches -x $t || {
     echo "SKIPPED: no Rust standard library for $t (rustup target add $t)"; exit 77; }
-  command -v s390x-linux-gnu-gcc >/dev/null || {
-    echo "SKIPPED: no s390x-linux-gnu-gcc (gcc-s390x-linux-gnu, libc6-dev-s390x-cross)"; exit 77; }
-  qemu=$qemu_dir/qemu-s390x
-  [ -x "$qemu" ] || qemu=$(command -v qemu-s390x || true)
+  command -v $triple-gcc >/dev/null || {
+    echo "SKIPPED: no $triple-gcc (tests/cross/${step#test-}.conf names the packages)"; exit 77; }
+  qemu=$qemu_dir/$q
+  [ -x "$qemu" ] || qemu=$(command -v $q || true)
   [ -n "$qemu" ] && "$qemu" --version | matches 'version \(1[0-9]\|[2-9][0-9]\)\.' || {
-    echo "SKIPPED: no qemu-s390x 10 or newer (tests/cross/fetch_qemu_user.sh)"; exit 77; }
-  export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_LINKER=s390x-linux-gnu-gcc
-  export CARGO_TARGET_S390X_UNKNOWN_LINUX_GNU_RUNNER="$qemu -L /usr/s390x-linux-gnu"
+    echo "SKIPPED: no $q 10 or newer (tests/cross/fetch_qemu_user.sh)"; exit 77; }
+  var=$(tr 'a-z-' 'A-Z_' <<<"$t")
+  export "CARGO_TARGET_${var}_LINKER=$triple-gcc" "CC_${t//-/_}=$triple-gcc" \
+    "CARGO_TARGET_${var}_RUNNER=$qemu -L /usr/$triple"
   echo "not run under qemu: startup_state_from_environment (it re-executes" \
        "itself through /proc/self/exe, which under qemu-user is the emulator)"
-  STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --target $t \
+  # qemu does not refetch code written through /proc/self/mem on either
+  # (tests/cross/<arch>.conf): the mprotect writer.
+  STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect "$cargo" test -p statickeys --target $t \
     -- "${targs[@]}" --skip startup_state_from_environment
   ;;
 test-windows)

@@ -21,9 +21,14 @@
 
 #include "../check.h"
 
-static int add1(int x) { return x + 1; }
-static int add2(int x) { return x + 2; }
-static int add3(int x) { return x + 3; }
+/* The targets read a global, so that on ppc64le they set up their TOC
+ * pointer (r2): the trampoline jumps straight to such a target's local
+ * entry point; one without a TOC of its own goes through the far form
+ * (statickeys/arch/ppc64le_static_call.h). */
+static volatile int zero;
+static int add1(int x) { return x + 1 + zero; }
+static int add2(int x) { return x + 2 + zero; }
+static int add3(int x) { return x + 3 + zero; }
 
 SK_DEFINE_STATIC_CALL(adder, add1);
 
@@ -49,7 +54,7 @@ __attribute__((noinline)) static bool feature_on(void)
 
 /* Where the trampoline's own "return 0" and far form are, and whether its
  * jump leads to @to (statickeys/static_call.h: x86-64 and aarch64). */
-#if defined(__aarch64__) || defined(__riscv)
+#if defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__)
 #define TRAMP_RET0 4
 #define TRAMP_FAR 12
 #else
@@ -57,7 +62,8 @@ __attribute__((noinline)) static bool feature_on(void)
 #define TRAMP_FAR 8
 #endif
 /* Where the trampoline's jump is: past its endbr64 where the program was
- * built for IBT (x86-64, -fcf-protection: statickeys/static_call.h). */
+ * built for IBT (x86-64, -fcf-protection: statickeys/static_call.h), and
+ * 24 bytes on on ppc64le, past the code that sets its TOC pointer. */
 __attribute__((unused))
 static unsigned char *tramp_jump(const void *tramp)
 {
@@ -67,6 +73,8 @@ static unsigned char *tramp_jump(const void *tramp)
 
 	if (memcmp(t, endbr64, sizeof(endbr64)) == 0)
 		return t + sizeof(endbr64);
+#elif defined(__powerpc64__)
+	return t + 24;
 #endif
 	return t;
 }
@@ -83,6 +91,22 @@ static bool tramp_jumps_to(const void *tramp, const void *to)
 		return false;
 	int32_t words = (int32_t)(b << 6) >> 6;
 	return (uintptr_t)t + (intptr_t)words * 4 == (uintptr_t)to;
+#elif defined(__powerpc64__)
+	uint32_t b; /* b: LI in bits 6..29 */
+	static const uint32_t toc_pair[] = { 0x3c4c0000u, 0x38420000u };
+	uint32_t g[2];
+
+	memcpy(&b, t, 4);
+	if ((b & 0xfc000003u) != 0x48000000u)
+		return false;
+	uintptr_t dest = (uintptr_t)t + (intptr_t)((int32_t)(b << 6) >> 6);
+	/* A function whose global entry sets r2 (addis r2,r12 / addi r2,r2)
+	 * is entered 8 bytes on, past that, with the trampoline's r2. */
+	memcpy(g, to, sizeof(g));
+	if ((g[0] & 0xffff0000u) == toc_pair[0] &&
+	    (g[1] & 0xffff0000u) == toc_pair[1])
+		return dest == (uintptr_t)to + 8;
+	return dest == (uintptr_t)to;
 #elif defined(__riscv)
 	uint32_t j; /* jal x0: imm[20|10:1|11|19:12] */
 
@@ -183,8 +207,9 @@ static void updates(void)
 static void far_target(void)
 {
 #if !defined(__linux__) ||                                                   \
-	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv))
-	printf("far target: not run (x86-64, aarch64 and riscv64 Linux only: "
+	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||  \
+	  defined(__powerpc64__))
+	printf("far target: not run (x86-64, aarch64, riscv64 and ppc64le Linux only: "
 	       "code copied to a page mmap'd at a chosen address)\n");
 #else
 #if defined(__x86_64__)
@@ -192,6 +217,9 @@ static void far_target(void)
 #elif defined(__aarch64__) /* mov w0, #77; ret */
 	static const unsigned char code[] = { 0xa0, 0x09, 0x80, 0x52,
 					      0xc0, 0x03, 0x5f, 0xd6 };
+#elif defined(__powerpc64__) /* li r3, 77; blr (little-endian) */
+	static const unsigned char code[] = { 0x4d, 0x00, 0x60, 0x38,
+					      0x20, 0x00, 0x80, 0x4e };
 #else /* addi a0, x0, 77; ret */
 	static const unsigned char code[] = { 0x13, 0x05, 0xd0, 0x04,
 					      0x67, 0x80, 0x00, 0x00 };
@@ -199,7 +227,8 @@ static void far_target(void)
 	uintptr_t near = (uintptr_t)&call_adder;
 	void *far = MAP_FAILED;
 
-#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv)
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||      \
+	defined(__powerpc64__)
 	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
 					      far == MAP_FAILED;
 	     d += (uintptr_t)4 << 30) {

@@ -19,6 +19,10 @@
  *      and drops instructions it fetched before step 2 (the kernel's
  *      kick_all_cpus_sync() after all stores of a batch, since 2024).
  *
+ * ppc64le uses it as aarch64 does (src/arch/ppc64le/: nop <-> b, then
+ * dcbst, sync, icbi, sync, isync, then membarrier SYNC_CORE).
+ * s390x's 6-byte site changes in one byte, its condition mask
+ * (src/arch/s390x/: brcl 0 <-> brcl 15, the offset kept), then one sync.
  * riscv64 uses it too (src/arch/riscv64/): the same single aligned
  * store per site, with its own instruction-fetch coherence in steps 2 and 3
  * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h).
@@ -31,8 +35,9 @@
  * way, so the batch is all or nothing as on x86-64.
  */
 
-/* only built for aarch64 and riscv64 (src/sources.txt) */
-#if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
+/* only built for aarch64, riscv64, ppc64le and s390x (src/sources.txt) */
+#if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) ||     \
+	(defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) || defined(__s390x__)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,4 +144,4 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 
 /* No trap protocol: the trap half of the contract is arch/common/no_traps.c. */
 
-#endif /* aarch64, riscv64 */
+#endif /* aarch64, riscv64, ppc64le, s390x */

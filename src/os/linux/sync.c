@@ -40,6 +40,8 @@
  * which never change. */
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE (1 << 5)
 #define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE (1 << 6)
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
 #endif
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,12 +75,30 @@ static long membarrier(int cmd, unsigned flags)
 	return syscall(__NR_membarrier, cmd, flags, 0);
 }
 
+/* The command each sync sends. */
+static int sync_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE;
+
 /* A kernel without the command refuses to register for it (EINVAL), so
- * no MEMBARRIER_CMD_QUERY first: one system call less at start-up. */
+ * no MEMBARRIER_CMD_QUERY first: one system call less at start-up.
+ * arch hook, s390x: a kernel that does not offer SYNC_CORE there gets the
+ * plain expedited command (Linux 4.14), which is as good on s390: its IPI
+ * is an interruption, and every interruption, like the return to user
+ * space, serialises an s390 CPU (Principles of Operation, "CPU
+ * Serialization"; the reason the kernel's membarrier-sync-core table
+ * gives for s390), and threads not running serialise when they next
+ * return to user space. */
 static bool membarrier_register(void)
 {
-	return membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
-			  0) == 0;
+	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+		       0) == 0)
+		return true;
+#if defined(__s390x__)
+	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0) {
+		sync_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		return true;
+	}
+#endif
+	return false;
 }
 
 /* The decimal number at *@p, which is moved past it; -1 if none. */
@@ -181,11 +201,10 @@ int sk__os_sync_cores(void)
 	int r = -ENOSYS;
 
 	if (method == SYNC_MEMBARRIER) {
-		if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0) == 0)
+		if (membarrier(sync_cmd, 0) == 0)
 			r = 0;
 		else if (errno == EPERM && membarrier_register() &&
-			 membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE,
-				    0) == 0)
+			 membarrier(sync_cmd, 0) == 0)
 			r = 0; /* registration lost (e.g. after exec tricks) */
 		else if ((r = fall_back()) == 0)
 			r = mprotect_sync();

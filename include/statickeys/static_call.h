@@ -58,7 +58,8 @@ struct sk_static_call_key {
 	void (*tramp)(void); /* the trampoline; NULL: calls load func */
 	unsigned magic;      /* SK__STATIC_CALL_MAGIC */
 	unsigned flags;      /* SK__STATIC_CALL_* */
-	void *runtime;       /* reserved for the runtime */
+	void *runtime;       /* where the trampoline's far form jumps: func,
+			      * or (the runtime's) its own NULL return */
 };
 
 #define SK__STATIC_CALL_MAGIC 0x5c5ca11u
@@ -313,7 +314,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 		SK__SC_DESC(name) = {                                         \
 		SK__FN_PTR(target), SK__FN_PTR(target),                        \
 		#name,                                                         \
-		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags), 0 }; \
+		SK__SC_TRAMP_ADDR(name), SK__STATIC_CALL_MAGIC, (flags),       \
+		SK__FN_PTR(target) };                                          \
 	SK__SC_DEFINE_TRAMP(name);                                           \
 	__attribute__((constructor(101), used)) static void                  \
 		sk__scr_##name(void)                                         \

@@ -11,6 +11,13 @@
  * architecture encodes the jump (sk__arch_call_encode) and finds the slot
  * that the trampoline's far form reads (sk__arch_call_slot).
  *
+ * The far form jumps through the descriptor's runtime field (the slot),
+ * not its func: a thread that took the old jump to the far form may read
+ * the slot after an update to NULL is over, so the slot never holds NULL
+ * once the runtime has seen the call; it holds where the trampoline's own
+ * NULL form returns (far_target).  An object built before that (its far
+ * form reads func: the slot is func) keeps the old stores.
+ *
  * What is stored when, so that a call lands in the old target or the new
  * one and never elsewhere, and a failed update changed nothing:
  *   - a jump to the far form (a target beyond rel32): the slot gets the
@@ -263,6 +270,17 @@ static int plan_one(struct sk__call *c, void *func, struct sk__call_change *out)
 	return 0;
 }
 
+/* What the far form's slot holds for target @func (above). */
+static void *far_target(const struct sk__call *c, void *func)
+{
+	unsigned char null_jump[SK__SITE_MAX];
+
+	if (func || c->slot == &c->key->func)
+		return func;
+	sk__arch_call_encode(c->jump, NULL, false, null_jump);
+	return (void *)sk__arch_destination(c->jump, null_jump);
+}
+
 /* The far form's slot: where the new jump leads there, before the batch. */
 static bool to_far_form(const struct sk__call_change *ch)
 {
@@ -320,7 +338,8 @@ void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r)
 			       v[i].sites[k].new_insn, sk__arch_site_size);
 		free_sites(&v[i]);
 		if (c->slot)
-			__atomic_store_n(c->slot, func, __ATOMIC_RELEASE);
+			__atomic_store_n(c->slot, far_target(c, func),
+					 __ATOMIC_RELEASE);
 		__atomic_store_n(&c->key->func, func, __ATOMIC_RELEASE);
 	}
 }

@@ -17,7 +17,7 @@
  *   +8   ret                      NULL lands here
  *   +12  adrp x16, descriptor     the far form (beyond B's +-128 MiB, and
  *   +16  ldr x16, [x16, :lo12:]   before the runtime has seen it): a
- *   +20  br x16                   branch through the descriptor's target
+ *   +20  br x16                   branch through descriptor.runtime
  *   +24  'S' 'C' 0 0, 0           signature, never executed
  */
 #define SK__SC_DEFINE_TRAMP(name)                                            \
@@ -25,8 +25,9 @@
 		".inst 0x14000003\n\t"                                        \
 		".inst 0xd2800000\n\t"                                        \
 		".inst 0xd65f03c0\n\t"                                        \
-		"adrp x16, sk__scl_" #name "\n\t"                             \
-		"ldr x16, [x16, #:lo12:sk__scl_" #name "]\n\t"                \
+		"adrp x16, sk__scl_" #name " + " SK__SC_FAR_SLOT "\n\t"        \
+		"ldr x16, [x16, #:lo12:sk__scl_" #name " + "                 \
+		SK__SC_FAR_SLOT "]\n\t"                                       \
 		"br x16\n\t"                                                   \
 		".byte 0x53, 0x43, 0, 0\n\t"                                  \
 		".word 0\n\t")

@@ -27,7 +27,8 @@
 		".byte 0xe8\n\t.long 0\n"                                      \
 		"1:\n\t"                                                       \
 		".byte 0x58\n\t"                                              \
-		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " - 1b\n\t"       \
+		".byte 0xff, 0xa0\n\t.long sk__scl_" #name " + "              \
+		SK__SC_FAR_SLOT " - 1b\n\t"       \
 		".byte 0x53, 0x43\n\t")
 
 #endif /* STATICKEYS_ARCH_I386_STATIC_CALL_H */

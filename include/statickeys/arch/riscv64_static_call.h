@@ -25,7 +25,8 @@
 		".4byte 0x00000513\n\t"                                       \
 		".4byte 0x00008067\n"                                          \
 		"1:\n\t"                                                       \
-		"auipc t1, %pcrel_hi(sk__scl_" #name ")\n\t"                  \
+		"auipc t1, %pcrel_hi(sk__scl_" #name " + " SK__SC_FAR_SLOT     \
+		")\n\t"                                                       \
 		"ld t1, %pcrel_lo(1b)(t1)\n\t"                                 \
 		"jr t1\n\t"                                                    \
 		".byte 0x53, 0x43, 0, 0\n\t"                                  \

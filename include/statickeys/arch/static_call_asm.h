@@ -43,6 +43,15 @@
 	".size sk__sct_" #name ", " size "\n\t"                               \
 	".popsection"
 #endif
+/* SK__SC_FAR_SLOT - the offset in the descriptor of what the far form jumps
+ * to (struct sk_static_call_key's runtime field): never NULL once the
+ * runtime has seen the call, so a thread that took the jump to the far form
+ * before an update to NULL returns instead of jumping to 0. */
+#if defined(__LP64__) || defined(_WIN64)
+#define SK__SC_FAR_SLOT "40"
+#else
+#define SK__SC_FAR_SLOT "24"
+#endif
 #define SK__SC_TRAMP_ASM(name, align, size, body)                            \
 	SK__SC_LINKAGE struct sk_static_call_key sk__scl_##name               \
 		__attribute__((alias("sk__scd_" #name), SK__SC_ALIAS_ATTR      \

@@ -14,7 +14,7 @@
  *   +0   e9 rel32        the jump that updates rewrite (the only bytes)
  *   +5   31 c0           xor eax, eax   (RET0 lands here: returns 0)
  *   +7   c3              ret            (NULL lands here: returns)
- *   +8   ff 25 rel32     jmp *descriptor.func(%rip)   (the far form)
+ *   +8   ff 25 rel32     jmp *descriptor.runtime(%rip)   (the far form)
  *   +14  'S' 'C'         signature (never executed), as the kernel's "SCT"
  * Assembled pointing at +8, so that calls before the runtime has seen it
  * (other constructors) reach the descriptor's target; registration turns
@@ -42,7 +42,8 @@
 		SK__SC_X86_ENDBR                                               \
 		".byte 0xe9\n\t.long 3\n\t"                                   \
 		".byte 0x31, 0xc0, 0xc3\n\t"                                  \
-		".byte 0xff, 0x25\n\t.long sk__scl_" #name " - (. + 4)\n\t"   \
+		".byte 0xff, 0x25\n\t.long sk__scl_" #name " + " SK__SC_FAR_SLOT   \
+		" - (. + 4)\n\t"   \
 		".byte 0x53, 0x43\n\t")
 
 #endif /* STATICKEYS_ARCH_X86_64_STATIC_CALL_H */

@@ -101,7 +101,9 @@ impl RawCall {
             tramp,
             magic: sys::SK_STATIC_CALL_MAGIC,
             flags,
-            runtime: core::ptr::null_mut(),
+            // What the trampoline's far form jumps to (the C header's
+            // initializer does the same); the runtime keeps it non-NULL.
+            runtime: func,
         }))
     }
 
@@ -515,7 +517,9 @@ macro_rules! __static_call_desc {
                 "\"", $crate::__static_call_symbol!($name), "\":\n",
                 ".byte 0xe9\n.long 3\n",
                 ".byte 0x31, 0xc0, 0xc3\n",
-                ".byte 0xff, 0x25\n.long {desc} - (. + 4)\n",
+                // jmp *desc.runtime(%rip): offset 40, the C header's
+                // SK__SC_FAR_SLOT.
+                ".byte 0xff, 0x25\n.long {desc} + 40 - (. + 4)\n",
                 ".byte 0x53, 0x43\n",
                 ".size \"", $crate::__static_call_symbol!($name), "\", 16\n",
                 ".popsection",

@@ -50,6 +50,9 @@
 #elif defined(__aarch64__)
 #include "statickeys/arch/aarch64.h"
 #define SK__ARCH_SLOT_HEADER "statickeys/arch/aarch64_slot.h"
+#elif defined(__loongarch__) && __loongarch_grlen == 64
+#include "statickeys/arch/loongarch64.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/loongarch64_slot.h"
 #else
 #define SK__ARCH_SLOT_HEADER 0
 #endif

@@ -169,7 +169,8 @@ static void one_batch_across_objects(void)
 	       "syncs\n",
 	       (unsigned long long)(s2.batches - s1.batches),
 	       (unsigned long long)(s2.core_syncs - s1.core_syncs));
-#if (defined(__aarch64__) || defined(__riscv)) && SK_HAVE_PATCHED_SITES
+#if (defined(__aarch64__) || defined(__riscv) || defined(__loongarch__)) && \
+	SK_HAVE_PATCHED_SITES
 	/* aarch64, riscv64: no trap protocol, one core sync per batch
 	 * whatever its size (docs/porting.md). */
 	CHECK(s1.core_syncs - s0.core_syncs == 1, "aarch64: 1 core sync (%llu)",

@@ -108,7 +108,7 @@ inline void throw_if(int r, const char *what)
 #if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "S"
-#elif defined(__riscv) || defined(__loongarch__) /* arch hook: "i" (arch/riscv64.h, loongarch64.h) */
+#elif defined(__riscv) || defined(__loongarch__) /* arch hook: "i" */
 #define SK__CXX_KEY_SYM "%0"
 #define SK__CXX_KEY_CONSTRAINT "i"
 #elif defined(__clang__)

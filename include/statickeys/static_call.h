@@ -159,8 +159,9 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 }
 #endif
 
-/* Trampolines where the runtime patches them (x86-64, i686, aarch64 and
- * riscv64, loongarch64 Linux; x86-64 Windows), unless the portable backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
+/* Trampolines where the runtime patches them (x86-64, i686, aarch64,
+ * riscv64 and loongarch64 Linux; x86-64 Windows), unless the portable
+ * backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
  * SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer form anyway. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__ELF__) &&          \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \

@@ -70,7 +70,8 @@ void sk__arch_encode(uintptr_t addr, uintptr_t target, bool jump,
 	 * bits 9..0.  Out of reach is refused before any write
 	 * (store_batch.c asks sk__arch_reaches). */
 	if (jump)
-		insn = LA_B | ((words & 0xffffu) << 10) | ((words >> 16) & 0x3ffu);
+		insn = LA_B | ((words & 0xffffu) << 10) |
+		       ((words >> 16) & 0x3ffu);
 	memcpy(out, &insn, sizeof(insn));
 }
 

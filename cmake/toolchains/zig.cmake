@@ -12,8 +12,12 @@ if(SK_ZIG_TARGET MATCHES "freebsd")
   set(CMAKE_SYSTEM_NAME FreeBSD)
 elseif(SK_ZIG_TARGET MATCHES "macos")
   set(CMAKE_SYSTEM_NAME Darwin)
+elseif(SK_ZIG_TARGET MATCHES "-linux-")
+  # A Linux architecture Debian 12 has no cross gcc for (loongarch64:
+  # cmake/toolchains/loongarch64-linux-gnu.cmake, which runs what it builds).
+  set(CMAKE_SYSTEM_NAME Linux)
 else()
-  message(FATAL_ERROR "SK_ZIG_TARGET=${SK_ZIG_TARGET}: a freebsd or macos target")
+  message(FATAL_ERROR "SK_ZIG_TARGET=${SK_ZIG_TARGET}: a freebsd, macos or linux target")
 endif()
 string(REGEX MATCH "^[^-]+" CMAKE_SYSTEM_PROCESSOR "${SK_ZIG_TARGET}")
 

@@ -56,6 +56,9 @@
 #elif defined(__s390x__)
 #include "statickeys/arch/s390x.h"
 #define SK__ARCH_SLOT_HEADER "statickeys/arch/s390x_slot.h"
+#elif defined(__loongarch__) && __loongarch_grlen == 64
+#include "statickeys/arch/loongarch64.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/loongarch64_slot.h"
 #else
 #define SK__ARCH_SLOT_HEADER 0
 #endif

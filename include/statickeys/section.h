@@ -108,7 +108,7 @@ struct sk__site_entry {
 #if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "S"
-#elif defined(__riscv) /* arch hook: "i" (statickeys/arch/riscv64.h) */
+#elif defined(__riscv) || defined(__loongarch__) /* arch hook: "i" */
 #define SK__CXX_KEY_SYM "%0"
 #define SK__CXX_KEY_CONSTRAINT "i"
 #elif defined(__powerpc64__) /* arch hook: "i" (statickeys/arch/ppc64le.h) */

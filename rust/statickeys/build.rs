@@ -4,7 +4,7 @@
 //! flag, which works with every backend of the runtime).
 //!
 //! Patched when both halves can: the crate has a site template for the
-//! target (x86-64, i686 and riscv64 Linux, ELF; x86-64 Windows with
+//! target (x86-64, i686, riscv64 and loongarch64 Linux, ELF; x86-64 Windows with
 //! mingw-w64, PE), the `portable` feature is off, and the C runtime that
 //! statickeys-sys found or built patches sites (its `backend`, read here as
 //! DEP_STATICKEYS_BACKEND, is not "portable": a bundled runtime follows
@@ -21,7 +21,7 @@ fn main() {
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     let template = match (arch.as_str(), os.as_str()) {
-        ("x86_64" | "x86" | "riscv64", "linux") => true,
+        ("x86_64" | "x86" | "riscv64" | "loongarch64", "linux") => true,
         ("x86_64", "windows") => target_env == "gnu",
         _ => false,
     };

@@ -37,6 +37,9 @@ arch=$1 mode=$2 src=$3 xbuild=$4 cmake=$5 ctest=$6 qemu=${7:-}
 shift $(($# < 7 ? $# : 7))
 extra_cmake_args=("$@")
 here=$src/tests/cross
+# The build tree the sub-build is in (<build>/cross/<name>): where .ci/run
+# put zig and the fetched sysroots a conf may name.
+build_root=$(dirname "$(dirname "$xbuild")")
 [ -r "$here/$arch.conf" ] || { echo "FAILED: no $here/$arch.conf" >&2; exit 1; }
 # shellcheck source=aarch64.conf
 . "$here/$arch.conf"
@@ -54,11 +57,24 @@ else
   toolchain=$src/cmake/toolchains/$triple.cmake
   qemu_var=SK_QEMU_$(tr '[:lower:]' '[:upper:]' <<<"$arch")
 
-  # C++ is optional: without the target's g++ the C++ tests are not built.
-  command -v $triple-gcc >/dev/null ||
-    skip "no $arch cross compiler ($triple-gcc; Debian packages: $packages)"
-  [ -e $sysroot/lib/libc.so.6 ] ||
-    skip "no $arch C library in $sysroot (Debian packages: $packages)"
+  cc_version() { $triple-gcc --version | head -1; }
+  if [ -n "${zig_target:-}" ]; then
+    # No Debian cross gcc (loongarch64): zig's clang and its glibc stubs
+    # build, the conf's fetched C library (sysroot_fetch) runs.
+    [ -d "$build_root/os/zig/ziglang" ] &&
+      export PYTHONPATH=$build_root/os/zig${PYTHONPATH:+:$PYTHONPATH}
+    python3 -c 'import ziglang' 2>/dev/null ||
+      skip "no zig for $arch (pip install ziglang; .ci/run puts it in $build_root/os/zig)"
+    cc_version() { echo "zig $(python3 -m ziglang version) cc -target $zig_target"; }
+    [ -e "$sysroot/$libc" ] ||
+      skip "no $arch C library in $sysroot ($sysroot_fetch $sysroot fetches it)"
+  else
+    # C++ is optional: without the target's g++ the C++ tests are not built.
+    command -v $triple-gcc >/dev/null ||
+      skip "no $arch cross compiler ($triple-gcc; Debian packages: $packages)"
+    [ -e $sysroot/lib/libc.so.6 ] ||
+      skip "no $arch C library in $sysroot (Debian packages: $packages)"
+  fi
   if [ -n "${native_loader:-}" ]; then
     # A port this host's CPU runs (i686 on x86-64): no emulator.
     [ -e "$native_loader" ] ||
@@ -80,10 +96,13 @@ else
            "as $qemu_var)"
     run() { "$qemu" -L $sysroot "$@"; }
   fi
-  is_target() { $triple-readelf -h "$1" 2>/dev/null | matches "Machine: *$elf_machine"; }
-  echo "cross compiler: $($triple-gcc --version | head -1)"
+  is_target() { ${readelf:-$triple-readelf} -h "$1" 2>/dev/null | matches "Machine: *$elf_machine"; }
+  echo "cross compiler: $(cc_version)"
   echo "emulator: ${qemu:+$("$qemu" --version | head -1)}${qemu:-none, $arch runs natively}"
   configure_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -D"$qemu_var=$qemu")
+  [ -z "${zig_target:-}" ] ||
+    configure_args+=("-DSK_ZIG=env PYTHONPATH=${PYTHONPATH:-} python3 -m ziglang"
+                     -DSK_CROSS_SYSROOT="$sysroot")
 fi
 
 jobs=${SK_CROSS_JOBS:-2}

@@ -21,7 +21,7 @@ version_ok() {
   v=$("$1" --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
   [ -n "$v" ] && [ "$v" -ge 10 ]
 }
-emulators="qemu-aarch64 qemu-riscv64 qemu-s390x qemu-ppc64le"
+emulators="qemu-aarch64 qemu-riscv64 qemu-s390x qemu-ppc64le qemu-loongarch64 qemu-arm"
 have_all() { for e in $emulators; do [ -x "$dest/usr/bin/$e" ] || return 1; done; }
 if have_all && version_ok "$qemu"; then
   echo "qemu-user already in $dest: $("$qemu" --version | head -1)"

@@ -41,6 +41,14 @@
 #                 statement (dyndbg) tests built for
 #                 riscv64gc-unknown-linux-gnu, run under qemu-riscv64 10
 #                 ($SK_QEMU_RISCV64, QEMU_DIR, or PATH)
+#   test-loongarch64  the crate's tests (basic, static calls, tracepoints,
+#                 torture), the site-decoding (mixed) and no-sites tests and
+#                 the static-keys 0.8 programs of the compat crate, built for
+#                 loongarch64-unknown-linux-gnu with cargo-zigbuild and a
+#                 standard library built from rust-src (-Zbuild-std: rustup
+#                 has no loongarch64 std to download here), run under
+#                 qemu-loongarch64 10 with Debian's loong64 glibc
+#                 (tests/cross/fetch_sysroot_loong64.sh)
 #   test-portable the crate's tests with the `portable` feature: sites test
 #                 an atomic flag and the bundled runtime is the portable
 #                 backend, as on an architecture without a port
@@ -292,6 +300,53 @@ test-musl-aarch64)
   file -L "$f" | matches 'ARM aarch64' && file -L "$f" | matches -E 'static-pie linked|statically linked' ||
     { echo "FAILED: $f is not a static aarch64 program: $(file -L "$f")"; exit 1; }
   echo "aarch64 musl: $(file -L "$f" | cut -d, -f1-5)"
+  ;;
+test-loongarch64)
+  # The port as a static-keys user meets it: patched Rust sites (mixed
+  # decodes them beside C's), static calls, tracepoints, the torture, and
+  # static-keys 0.8's own tests and examples unchanged (rust/tests/compat).
+  # zig links against its glibc stubs (Rust's loongarch64 std wants glibc
+  # 2.36); Debian's loong64 glibc runs the programs.  The standard library
+  # is built from the toolchain's rust-src (RUSTC_BOOTSTRAP for
+  # -Zbuild-std on a stable cargo), a minute once.  The mprotect writer:
+  # qemu-loongarch64 does not refetch code written through /proc/self/mem
+  # (tests/cross/loongarch64.excluded).
+  t=loongarch64-unknown-linux-gnu qemu= sysroot=$build/tools/sysroot-loong64
+  zig=$build/os/zig
+  [ -d "$zig/ziglang" ] && export PYTHONPATH=$zig${PYTHONPATH:+:$PYTHONPATH}
+  [ -d "$zig/bin" ] && export PATH=$zig/bin:$PATH
+  python3 -c 'import ziglang' 2>/dev/null || { echo "SKIPPED: no zig (pip install ziglang)"; exit 77; }
+  command -v cargo-zigbuild >/dev/null || { echo "SKIPPED: no cargo-zigbuild (pip install cargo-zigbuild)"; exit 77; }
+  [ -d "$(rustc --print sysroot)/lib/rustlib/src/rust/library" ] ||
+    { echo "SKIPPED: no rust-src to build loongarch64's std (rustup component add rust-src)"; exit 77; }
+  [ -e "$sysroot/usr/lib/loongarch64-linux-gnu/libc.so.6" ] ||
+    { echo "SKIPPED: no loong64 glibc in $sysroot (tests/cross/fetch_sysroot_loong64.sh)"; exit 77; }
+  for q in "$qemu_dir/qemu-loongarch64" "$(command -v qemu-loongarch64 || true)"; do
+    [ -n "$q" ] && [ -x "$q" ] && "$q" --version | matches 'version [1-9][0-9]\.' &&
+      { qemu=$q; break; }
+  done
+  [ -n "$qemu" ] || { echo "SKIPPED: no qemu-loongarch64 10 or newer"; exit 77; }
+  export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_GNU_RUNNER="$qemu -L $sysroot"
+  echo "not run under qemu: startup_state_from_environment (it re-executes" \
+       "itself through /proc/self/exe, which under qemu-user is the emulator)" \
+       "and compat's run_examples (it runs the examples without the emulator;" \
+       "they are run below)"
+  export RUSTC_BOOTSTRAP=1 STATICKEYS_SYS_BUNDLED=1 STATICKEYS_WRITER=mprotect
+  cargo-zigbuild test -Zbuild-std=std,panic_unwind --target $t \
+    -p statickeys -p statickeys-test-mixed -p statickeys-test-compat \
+    --test basic --test static_call --test trace --test torture \
+    --test no_sites --test mixed \
+    -- "${targs[@]}" --skip startup_state_from_environment
+  cargo-zigbuild build -Zbuild-std=std,panic_unwind --target $t \
+    -p statickeys-test-compat --bins
+  bin=$CARGO_TARGET_DIR/$t/debug
+  out=$($qemu -L "$sysroot" "$bin/usage")
+  [ "$out" = "$(printf 'Entering foo function\nB branch\nEntering foo function\nA branch')" ] ||
+    { echo "FAILED: static-keys' usage example printed: $out"; exit 1; }
+  out=$($qemu -L "$sysroot" "$bin/readme" --flag)
+  [ "$out" = "do_something ran 1000 times" ] ||
+    { echo "FAILED: static-keys' readme example printed: $out"; exit 1; }
+  echo "loongarch64: static-keys 0.8's examples print as with static-keys"
   ;;
 test-portable)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --features portable \

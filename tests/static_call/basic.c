@@ -54,7 +54,8 @@ __attribute__((noinline)) static bool feature_on(void)
 
 /* Where the trampoline's own "return 0" and far form are, and whether its
  * jump leads to @to (statickeys/static_call.h: x86-64 and aarch64). */
-#if defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__)
+#if defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__) || \
+	defined(__loongarch__)
 #define TRAMP_RET0 4
 #define TRAMP_FAR 12
 #else
@@ -107,6 +108,15 @@ static bool tramp_jumps_to(const void *tramp, const void *to)
 	    (g[1] & 0xffff0000u) == toc_pair[1])
 		return dest == (uintptr_t)to + 8;
 	return dest == (uintptr_t)to;
+#elif defined(__loongarch__)
+	uint32_t b; /* b: offs[15:0] in bits 25..10, offs[25:16] in 9..0 */
+
+	memcpy(&b, t, 4);
+	if ((b & 0xfc000000u) != 0x50000000u)
+		return false;
+	uint32_t w = ((b >> 10) & 0xffffu) | ((b & 0x3ffu) << 16);
+	int32_t words = (int32_t)(w << 6) >> 6;
+	return (uintptr_t)t + (intptr_t)words * 4 == (uintptr_t)to;
 #elif defined(__riscv)
 	uint32_t j; /* jal x0: imm[20|10:1|11|19:12] */
 
@@ -208,8 +218,9 @@ static void far_target(void)
 {
 #if !defined(__linux__) ||                                                   \
 	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||  \
-	  defined(__powerpc64__))
-	printf("far target: not run (x86-64, aarch64, riscv64 and ppc64le Linux only: "
+	  defined(__powerpc64__) || defined(__loongarch__))
+	printf("far target: not run (x86-64, aarch64, riscv64, ppc64le and "
+	       "loongarch64 Linux only: "
 	       "code copied to a page mmap'd at a chosen address)\n");
 #else
 #if defined(__x86_64__)
@@ -220,6 +231,9 @@ static void far_target(void)
 #elif defined(__powerpc64__) /* li r3, 77; blr (little-endian) */
 	static const unsigned char code[] = { 0x4d, 0x00, 0x60, 0x38,
 					      0x20, 0x00, 0x80, 0x4e };
+#elif defined(__loongarch__) /* addi.w $a0, $zero, 77; jirl $zero, $ra, 0 */
+	static const unsigned char code[] = { 0x04, 0x34, 0x81, 0x02,
+					      0x20, 0x00, 0x00, 0x4c };
 #else /* addi a0, x0, 77; ret */
 	static const unsigned char code[] = { 0x13, 0x05, 0xd0, 0x04,
 					      0x67, 0x80, 0x00, 0x00 };
@@ -228,7 +242,7 @@ static void far_target(void)
 	void *far = MAP_FAILED;
 
 #if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||      \
-	defined(__powerpc64__)
+	defined(__powerpc64__) || defined(__loongarch__)
 	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
 					      far == MAP_FAILED;
 	     d += (uintptr_t)4 << 30) {

@@ -27,7 +27,7 @@ SK_DEFINE_STATIC_CALL(op, add1);
 	(defined(__x86_64__) || defined(__i386__))
 #define FAR_AT 8
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES &&                                     \
-	(defined(__aarch64__) || defined(__riscv))
+	(defined(__aarch64__) || defined(__riscv) || defined(__loongarch__))
 #define FAR_AT 12
 #endif
 

@@ -45,10 +45,12 @@ if ! link "$tmp/def.c"; then
 fi
 if link "$tmp/def.c" "$tmp/def2.c"; then
 	echo "FAIL: a tracepoint defined twice linked"; fail=1
-elif ! grep -q 'multiple definition of .sk__tp_t_twice' "$tmp/log"; then
+# GNU ld: "multiple definition of `sk__tp_t_twice'"; lld (zig's, the
+# loongarch64 port's): "duplicate symbol: sk__tp_t_twice".
+elif ! grep -Eq '(multiple definition of .|duplicate symbol: )sk__tp_t_twice' "$tmp/log"; then
 	echo "FAIL: defined twice: the error does not name it:"; cat "$tmp/log"; fail=1
 else
-	echo "defined twice: $(grep -m1 'multiple definition' "$tmp/log")"
+	echo "defined twice: $(grep -Em1 'multiple definition|duplicate symbol' "$tmp/log")"
 fi
 [ $fail = 0 ] && echo "PASS: both misuses refused, naming the limit and the tracepoint"
 exit $fail

@@ -74,8 +74,9 @@
 //!   that turns it on while bpftrace or perf is attached.
 //! - Linux, FreeBSD, macOS and Windows (`x86_64-pc-windows-gnu`: no control
 //!   socket there); no `CodeManipulator` generic.  Sites are patched on
-//!   Linux x86-64, i686 and riscv64 and on Windows x86-64; elsewhere (or
-//!   with the `portable` feature) a site tests an atomic flag, like the C
+//!   Linux x86-64, i686, riscv64 and loongarch64 and on Windows x86-64;
+//!   elsewhere (or with the `portable` feature) a site tests an atomic flag,
+//!   like the C
 //!   library's portable backend: the same API, names, commits and control
 //!   socket, and [`Stats::backend`] says `"portable"` when the runtime is
 //!   that one.
@@ -101,7 +102,7 @@ extern crate alloc;
 pub use statickeys_sys as sys;
 
 // Sites are patched where the cfg `sk_patched` says (build.rs: Linux
-// x86-64, i686 and riscv64, Windows x86-64, unless the runtime is the
+// x86-64, i686, riscv64 and loongarch64, Windows x86-64, unless the runtime is the
 // portable backend); on FreeBSD, macOS and the other targets every site
 // tests the key's flag (as with `portable`).
 #[cfg(not(any(
@@ -881,6 +882,30 @@ macro_rules! __site_template {
             "nop\n",
             ".endif\n",
             ".option pop\n",
+            ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
+            ".balign 8\n",
+            "3: .quad {key}\n",
+            ".popsection\n",
+            $crate::__site_entry_via_slot!("sk_sites, \"a?R\""),
+        )
+    };
+}
+
+// loongarch64 (statickeys/arch/loongarch64.h): a NOP or a "b" (offs26) to
+// the "yes" label, the kernel's LoongArch jump label; the entry's key field
+// points at the site's own 8-byte key slot.
+#[cfg(all(sk_patched, target_arch = "loongarch64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site_template {
+    () => {
+        concat!(
+            "2:\n",
+            ".if {jump}\n",
+            "b {yes}\n",
+            ".else\n",
+            "nop\n",
+            ".endif\n",
             ".pushsection .data.rel.ro.sk_keyslots, \"aw?\"\n",
             ".balign 8\n",
             "3: .quad {key}\n",

@@ -25,7 +25,9 @@
  * (src/arch/s390x/: brcl 0 <-> brcl 15, the offset kept), then one sync.
  * riscv64 uses it too (src/arch/riscv64/): the same single aligned
  * store per site, with its own instruction-fetch coherence in steps 2 and 3
- * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h).
+ * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h);
+ * so do loongarch64 (B <-> NOP, "ibar 0" per site) and arm (Thumb-2 B.W <->
+ * NOP.W, each site 4-aligned so that one store writes it whole).
  *
  * A batch therefore costs one core sync whatever the number of sites.  Each
  * site is its own write (never a span over unchanged bytes): with
@@ -35,9 +37,11 @@
  * way, so the batch is all or nothing as on x86-64.
  */
 
-/* only built for aarch64, riscv64, ppc64le and s390x (src/sources.txt) */
-#if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) ||     \
-	(defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) || defined(__s390x__)
+/* only built for the store ports (src/sources.txt) */
+#if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) ||       \
+	(defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
+	defined(__s390x__) ||                                                \
+	(defined(__loongarch__) && __loongarch_grlen == 64) || defined(__arm__)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +148,4 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 
 /* No trap protocol: the trap half of the contract is arch/common/no_traps.c. */
 
-#endif /* aarch64, riscv64, ppc64le, s390x */
+#endif /* the store ports */

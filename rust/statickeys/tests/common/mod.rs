@@ -12,7 +12,12 @@ pub const PATCHED: bool = cfg!(all(
     any(
         all(
             target_os = "linux",
-            any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")
+            any(
+                target_arch = "x86_64",
+                target_arch = "x86",
+                target_arch = "riscv64",
+                target_arch = "loongarch64"
+            )
         ),
         all(windows, target_arch = "x86_64")
     )

@@ -123,6 +123,19 @@ fn decode_site(code: usize) -> Option<usize> {
     Some((code as isize + ((off << 11) as i32 >> 11) as isize) as usize)
 }
 
+#[cfg(target_arch = "loongarch64")]
+fn decode_site(code: usize) -> Option<usize> {
+    assert_eq!(code % 4, 0, "site {code:#x}: 4-byte aligned");
+    let v = unsafe { (code as *const u32).read() };
+    if v == 0x0340_0000 {
+        return None; // nop (andi $r0, $r0, 0)
+    }
+    assert_eq!(v & 0xfc00_0000, 0x5000_0000, "site {code:#x}: a nop or a b ({v:#010x})");
+    // offs26 in words: offs[15:0] in bits 25..10, offs[25:16] in bits 9..0.
+    let words = ((v >> 10) & 0xffff) | (v & 0x3ff) << 16;
+    Some((code as isize + ((words << 6) as i32 >> 6) as isize * 4) as usize)
+}
+
 /// Every entry of this object's table, C and Rust, decodes the same way:
 /// a site holding the architecture's no-op or a jump to its target, as
 /// (state ^ likely) requires, and a key slot naming a key defined by either

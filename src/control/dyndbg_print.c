@@ -39,7 +39,7 @@ __attribute__((SK__SC_KEY_ATTR)) struct sk_static_call_key
 	SK__SC_DESC(sk_dyndbg_sink) = {
 	SK__FN_PTR(sk_dyndbg_sink_stderr), SK__FN_PTR(sk_dyndbg_sink_stderr),
 	"sk_dyndbg_sink", SK__SC_TRAMP_ADDR(sk_dyndbg_sink),
-	SK__STATIC_CALL_MAGIC, 0, 0
+	SK__STATIC_CALL_MAGIC, 0, SK__FN_PTR(sk_dyndbg_sink_stderr)
 };
 SK__SC_DEFINE_TRAMP(sk_dyndbg_sink);
 SK_EXPORT_STATIC_CALL(sk_dyndbg_sink);

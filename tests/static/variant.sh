@@ -33,7 +33,7 @@
 #                        plugin (docs/static-linking.md)
 #   attr_sigmask, ucontext (musl)  musl has no pthread_attr_setsigmask_np
 #                        and no setcontext family
-#   dyndbg_plugins, dyndbg_startup (static ones)  load a plugin linked with
+#   dyndbg_plugins, dyndbg_startup, dyndbg_config (static ones)  load a plugin linked with
 #                        the shared runtime, as dlopen_after
 #   dyndbg_cxx (musl ones)  musl-gcc has no C++ library of its own
 # Exit 77 (skipped) with the reason when the toolchain is missing (Debian:
@@ -75,8 +75,8 @@ dd_targets="dyndbg_grammar dyndbg_output dyndbg_threads dyndbg_kernel_api
   dyndbg_fork dyndbg_server"
 dd_tests='dyndbg_(grammar|output|threads|kernel_api|fork|skctl)'
 if [ -z "$link" ]; then
-  dd_targets="$dd_targets dyndbg_plugin dyndbg_plugins dyndbg_startup"
-  dd_tests=${dd_tests%)}'|plugins|startup)'
+  dd_targets="$dd_targets dyndbg_plugin dyndbg_plugins dyndbg_startup dyndbg_config"
+  dd_tests=${dd_tests%)}'|plugins|startup|config)'
 fi
 if [ $cc != musl-gcc ]; then
   dd_targets="$dd_targets dyndbg_cxx"

@@ -184,6 +184,7 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 	defined(__LITTLE_ENDIAN__) && _CALL_ELF == 2 && defined(__ELF__) &&  \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
 	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #elif defined(__GNUC__) && defined(__loongarch__) &&                       \
 	__loongarch_grlen == 64 && defined(__ELF__) && defined(__linux__) &&  \
 	!defined(SK_NO_ASM_GOTO) && !defined(SK_STATIC_CALL_NO_TRAMPOLINE)

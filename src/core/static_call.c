@@ -340,6 +340,12 @@ void sk__calls_finish_locked(struct sk__call_change *v, size_t n, int r)
 		if (c->slot)
 			__atomic_store_n(c->slot, far_target(c, func),
 					 __ATOMIC_RELEASE);
+		else if (c->tramp)
+			/* A trampoline this backend does not patch (the
+			 * portable backend on x86-64): its far form, the
+			 * only path, jumps through runtime. */
+			__atomic_store_n(&c->key->runtime, func,
+					 __ATOMIC_RELEASE);
 		__atomic_store_n(&c->key->func, func, __ATOMIC_RELEASE);
 	}
 }

@@ -13,7 +13,8 @@
 # native_loader cross-builds and runs on the host's CPU when that loader is
 # installed (i686); test_env names settings every test of the run gets;
 # suite_dirs names the test folders of the port's focused suite (built and
-# run: SK_PORT_SUITE in tests/CMakeLists.txt, no benchmarks), where the
+# run: SK_PORT_SUITE in tests/CMakeLists.txt; benchmarks only with
+# suite_bench=ON, their bench_smoke), where the
 # whole tree would repeat what the host's run proves.  CMAKE_ARGs
 # are added to the configure (-DSTATICKEYS_BACKEND=portable, say).
 #   tests    build, then run the C tests there (ctest) minus the excluded
@@ -114,7 +115,7 @@ port_flags="-O2 -DNDEBUG"
 suite_args=()
 if [ -n "${suite_dirs:-}" ]; then
   suite_args=(-DSK_PORT_SUITE="$(tr -s ' \n' ';;' <<<"$suite_dirs" | sed 's/;$//')"
-              -DSTATICKEYS_BUILD_BENCH=OFF)
+              -DSTATICKEYS_BUILD_BENCH="${suite_bench:-OFF}")
 fi
 build() {
   "$cmake" -S "$src" -B "$xbuild" \

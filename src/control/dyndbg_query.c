@@ -380,22 +380,25 @@ static bool format_matches(const char *want, const char *format)
 	return !*want;
 }
 
+/* Every word of @q holds for @site; the cheap ones are asked first (the
+ * line range: a query naming one statement by file and line then matches
+ * a file's path only for the statements on that line). */
 bool sk__dd_matches(const struct sk__dd_query *q,
 		    const struct sk_dyndbg_site *site)
 {
+	if (q->has_line && (site->line < q->first || site->line > q->last))
+		return false;
 	if (q->cls ? !site->cls || strcmp(q->cls, site->cls) != 0 : site->cls != NULL)
-		return false;
-	if (q->file && !glob(q->file, site->file, false) &&
-	    !glob(q->file, base_name(site->file), false))
-		return false;
-	if (q->func && !glob(q->func, site->function, false))
 		return false;
 	if (q->module && !glob(q->module, site->module ? site->module : "",
 			       false))
 		return false;
-	if (q->format && !format_matches(q->format, site->format))
+	if (q->func && !glob(q->func, site->function, false))
 		return false;
-	if (q->has_line && (site->line < q->first || site->line > q->last))
+	if (q->file && !glob(q->file, site->file, false) &&
+	    !glob(q->file, base_name(site->file), false))
+		return false;
+	if (q->format && !format_matches(q->format, site->format))
 		return false;
 	return true;
 }

@@ -41,7 +41,7 @@ function(sk_label_test t)
     "^windows_|_windows$"                                   wine
     "^rust_"                                                rust
     "_asan|_tsan|^faults_sanitizer_"                        sanitizer
-    "^(i686|riscv64|aarch64|s390x|ppc64le|loongarch64)_cross_|^portable_backend_|^os_build_" cross
+    "^(i686|riscv64|aarch64|s390x|ppc64le|loongarch64|armhf)_cross_|^portable_backend_|^os_build_" cross
     "^static_variant_"                                      variant
     "^install_"                                             install
     "^coexist_(gdb|valgrind|uprobes)_|^trace_(bpftrace|perf|red_zone)$|^control_etcd_fleet$|^control_fuzz_libfuzzer$" external
@@ -52,7 +52,7 @@ function(sk_label_test t)
   # COST, and after a first run by the times it measured.
   # The in-tree programs and scripts that run in seconds (`make check`).
   set(SK_QUICK_TESTS "^(arch|control|core|coexist|cxx|docs|dyndbg|faults|footprint|headers|link|linux|objects|static_call|trace)_|^layers$|^layers_sees_|^bench_report_trust$")
-  set(SK_LONG_TESTS "^(i686|riscv64|aarch64|s390x|ppc64le|loongarch64)_cross_|^portable_backend_|^os_build_|^static_variant_|^faults_sanitizer_|^rust_|^windows_wine_tests$|^install_deb_build$|^coexist_valgrind_")
+  set(SK_LONG_TESTS "^(i686|riscv64|aarch64|s390x|ppc64le|loongarch64|armhf)_cross_|^portable_backend_|^os_build_|^static_variant_|^faults_sanitizer_|^rust_|^windows_wine_tests$|^install_deb_build$|^coexist_valgrind_")
   set(labels "")
   set(i 0)
   list(LENGTH SK_LABEL_RULES n)

@@ -269,10 +269,15 @@ emutls_get_address
 """.split())
 # The compiler's own helpers (libgcc, compiler-rt): 64-bit division on
 # i686 (__udivdi3), soft arithmetic, aarch64's outline atomics
-# (__aarch64_cas4_acq_rel).
+# (__aarch64_cas4_acq_rel), 32-bit Arm's run-time ABI (division, 64-bit
+# shifts and compares, memory copies, the thread pointer, unwinding:
+# __aeabi_uldivmod, __aeabi_read_tp, __aeabi_unwind_cpp_pr0).
 COMPILER_HELPER = re.compile(r"^((u?divmod|u?div|u?mod|mul|ashl|ashr|lshr|"
                              r"popcount|clz|ctz|ffs|neg|u?cmp)[a-z]{2,3}[0-9]"
-                             r"|aarch64_[a-z]+[0-9]+(_[a-z_]+)?)$")
+                             r"|aarch64_[a-z]+[0-9]+(_[a-z_]+)?"
+                             r"|aeabi_(u?idiv|u?idivmod|u?ldivmod|l(asr|lsl|"
+                             r"lsr|mul)|u?lcmp|mem(cpy|move|set|clr)[48]?|"
+                             r"read_tp|unwind_cpp_pr[012]))$")
 CONTRACT = "src/os/os.h"
 
 

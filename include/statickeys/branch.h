@@ -59,6 +59,9 @@
 #elif defined(__loongarch__) && __loongarch_grlen == 64
 #include "statickeys/arch/loongarch64.h"
 #define SK__ARCH_SLOT_HEADER "statickeys/arch/loongarch64_slot.h"
+#elif defined(__arm__) && defined(__thumb2__) /* Arm state: generic.h */
+#include "statickeys/arch/arm.h"
+#define SK__ARCH_SLOT_HEADER "statickeys/arch/arm_slot.h"
 #else
 #define SK__ARCH_SLOT_HEADER 0
 #endif

@@ -104,7 +104,8 @@ struct sk__site_entry {
  * assemble.
  */
 #if defined(__GNUC__) && defined(__ELF__) &&                                 \
-	(defined(__LP64__) || defined(__i386__))
+	(defined(__LP64__) || defined(__i386__) ||                           \
+	 (defined(__arm__) && defined(__thumb2__)))
 #if defined(__aarch64__) /* arch hook: gcc and clang take "S" with %c */
 #define SK__CXX_KEY_SYM "%c0"
 #define SK__CXX_KEY_CONSTRAINT "S"
@@ -114,6 +115,9 @@ struct sk__site_entry {
 #elif defined(__powerpc64__) /* arch hook: "i" (statickeys/arch/ppc64le.h) */
 #define SK__CXX_KEY_SYM "%0"
 #define SK__CXX_KEY_CONSTRAINT "i"
+#elif defined(__arm__) && !defined(__clang__) /* arch hook: arch/arm.h */
+#define SK__CXX_KEY_SYM "%c0"
+#define SK__CXX_KEY_CONSTRAINT "US"
 #elif defined(__s390x__) /* arch hook: as statickeys/arch/s390x.h */
 #define SK__CXX_KEY_SYM "%0"
 #if defined(__clang__)
@@ -128,7 +132,7 @@ struct sk__site_entry {
 #define SK__CXX_KEY_SYM "%p0"
 #define SK__CXX_KEY_CONSTRAINT "X"
 #endif
-#ifdef __i386__ /* arch hook: 4-byte pointers */
+#if defined(__i386__) || defined(__arm__) /* arch hook: 4-byte pointers */
 #define SK__CXX_PTR ".long"
 #define SK__CXX_PTR_SIZE "4"
 #else

@@ -278,7 +278,11 @@ static void *far_target(const struct sk__call *c, void *func)
 	if (func || c->slot == &c->key->func)
 		return func;
 	sk__arch_call_encode(c->jump, NULL, false, null_jump);
-	return (void *)sk__arch_destination(c->jump, null_jump);
+	/* Entered in the instruction set its symbol's address says: bit 0 of
+	 * a trampoline's (always aligned) address is set for Thumb code only,
+	 * and the far form's jump through the slot (LDR pc) obeys it. */
+	return (void *)(sk__arch_destination(c->jump, null_jump) |
+			(c->tramp & 1u));
 }
 
 /* The far form's slot: where the new jump leads there, before the batch. */

@@ -30,6 +30,10 @@
 #define ARCH "loongarch64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch (store_batch.c) */
 #define SYNCS_MAX 1
+#elif defined(__arm__) && SK_HAVE_PATCHED_SITES
+#define ARCH "arm"
+#define SYNCS_MIN 1 /* exactly one, whatever the batch (store_batch.c) */
+#define SYNCS_MAX 1
 #elif defined(__aarch64__) && SK_HAVE_PATCHED_SITES
 #define ARCH "aarch64"
 #define SYNCS_MIN 1 /* exactly one, whatever the batch */

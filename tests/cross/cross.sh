@@ -56,7 +56,7 @@ else
   [ -d "$qemu" ] && qemu=$qemu/$qemu_name
   sysroot=${sysroot:-/usr/$triple}
   toolchain=$src/cmake/toolchains/$triple.cmake
-  qemu_var=SK_QEMU_$(tr '[:lower:]' '[:upper:]' <<<"$arch")
+  qemu_var=${qemu_var:-SK_QEMU_$(tr "[:lower:]" "[:upper:]" <<<"$arch")}
 
   cc_version() { $triple-gcc --version | head -1; }
   if [ -n "${zig_target:-}" ]; then

@@ -5,7 +5,7 @@
 //! 1|static_branch_likely on a plain struct static_key|_Generic|incomplete|has no member named|no member named
 //! 2|static_key_false on a typed key|sk__key
 //! 3|a branch on an int|request for member|member reference base type|has no member
-//!patched 4|a key known only at run time|Error|error: invalid operand|impossible constraint|invalid operand
+//!patched 4|a key known only at run time|Error|error: invalid operand|impossible constraint|invalid operand|initializer element is not constant|not a constant expression
 //! 5|an update of an int|incompatible pointer|cannot convert|no matching
 //! 6|static_branch_enable on a plain struct static_key|has no member named|no member named
 //! 7|a native key in a kernel branch|sk__key

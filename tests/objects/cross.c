@@ -170,8 +170,9 @@ static void one_batch_across_objects(void)
 	       (unsigned long long)(s2.batches - s1.batches),
 	       (unsigned long long)(s2.core_syncs - s1.core_syncs));
 #if (defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__) || \
-     defined(__s390x__) || defined(__loongarch__)) && SK_HAVE_PATCHED_SITES
-	/* aarch64, riscv64, ppc64le, s390x, loongarch64: no trap protocol,
+     defined(__s390x__) || defined(__loongarch__) || defined(__arm__)) &&     \
+	SK_HAVE_PATCHED_SITES
+	/* aarch64, riscv64, ppc64le, s390x, loongarch64, arm: no trap protocol,
 	 * one core sync per batch whatever its size (docs/porting.md). */
 	CHECK(s1.core_syncs - s0.core_syncs == 1, "aarch64: 1 core sync (%llu)",
 	      (unsigned long long)(s1.core_syncs - s0.core_syncs));

@@ -55,7 +55,7 @@ __attribute__((noinline)) static bool feature_on(void)
 /* Where the trampoline's own "return 0" and far form are, and whether its
  * jump leads to @to (statickeys/static_call.h: x86-64 and aarch64). */
 #if defined(__aarch64__) || defined(__riscv) || defined(__powerpc64__) || \
-	defined(__loongarch__)
+	defined(__loongarch__) || defined(__arm__)
 #define TRAMP_RET0 4
 #define TRAMP_FAR 12
 #else
@@ -64,7 +64,8 @@ __attribute__((noinline)) static bool feature_on(void)
 #endif
 /* Where the trampoline's jump is: past its endbr64 where the program was
  * built for IBT (x86-64, -fcf-protection: statickeys/static_call.h), and
- * 24 bytes on on ppc64le, past the code that sets its TOC pointer. */
+ * 24 bytes on on ppc64le, past the code that sets its TOC pointer; a
+ * Thumb trampoline's symbol (32-bit Arm) has bit 0 set. */
 __attribute__((unused))
 static unsigned char *tramp_jump(const void *tramp)
 {
@@ -76,6 +77,8 @@ static unsigned char *tramp_jump(const void *tramp)
 		return t + sizeof(endbr64);
 #elif defined(__powerpc64__)
 	return t + 24;
+#elif defined(__arm__)
+	return (unsigned char *)((uintptr_t)t & ~(uintptr_t)1);
 #endif
 	return t;
 }
@@ -108,6 +111,19 @@ static bool tramp_jumps_to(const void *tramp, const void *to)
 	    (g[1] & 0xffff0000u) == toc_pair[1])
 		return dest == (uintptr_t)to + 8;
 	return dest == (uintptr_t)to;
+#elif defined(__arm__)
+	uint32_t b; /* b.w (T4): f000|S|imm10, 9000|J1|J2|imm11 */
+
+	memcpy(&b, t, 4);
+	if ((b & 0xd000f800u) != 0x9000f000u)
+		return false;
+	uint32_t s = (b >> 10) & 1u, hi = b & 0xffffu, lo = b >> 16;
+	uint32_t off = (s << 24) | ((((lo >> 13) & 1u) ^ 1u ^ s) << 23) |
+		       ((((lo >> 11) & 1u) ^ 1u ^ s) << 22) |
+		       ((hi & 0x3ffu) << 12) | ((lo & 0x7ffu) << 1);
+	/* To the function's code: a Thumb function's address has bit 0. */
+	return (uintptr_t)t + 4 + (intptr_t)((int32_t)(off << 7) >> 7) ==
+	       ((uintptr_t)to & ~(uintptr_t)1);
 #elif defined(__loongarch__)
 	uint32_t b; /* b: offs[15:0] in bits 25..10, offs[25:16] in 9..0 */
 
@@ -212,15 +228,16 @@ static void updates(void)
 	CHECK(sk_static_call_update(adder, add1) == 0, "back");
 }
 
-/* A target beyond the trampoline's jump (x86-64: 2 GiB; aarch64: 128 MiB):
- * code copied to a page mapped 8-64 GiB away (return 77). */
+/* A target beyond the trampoline's jump (x86-64: 2 GiB; aarch64: 128 MiB;
+ * Thumb-2: 16 MiB): code copied to a page mapped 8-64 GiB away (32-bit
+ * Arm: 32-512 MiB), returning 77. */
 static void far_target(void)
 {
 #if !defined(__linux__) ||                                                   \
 	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||  \
-	  defined(__powerpc64__) || defined(__loongarch__))
-	printf("far target: not run (x86-64, aarch64, riscv64, ppc64le and "
-	       "loongarch64 Linux only: "
+	  defined(__powerpc64__) || defined(__loongarch__) || defined(__arm__))
+	printf("far target: not run (x86-64, aarch64, riscv64, ppc64le, "
+	       "loongarch64 and arm Linux only: "
 	       "code copied to a page mmap'd at a chosen address)\n");
 #else
 #if defined(__x86_64__)
@@ -234,6 +251,8 @@ static void far_target(void)
 #elif defined(__loongarch__) /* addi.w $a0, $zero, 77; jirl $zero, $ra, 0 */
 	static const unsigned char code[] = { 0x04, 0x34, 0x81, 0x02,
 					      0x20, 0x00, 0x00, 0x4c };
+#elif defined(__arm__) /* Thumb: movs r0, #77; bx lr */
+	static const unsigned char code[] = { 0x4d, 0x20, 0x70, 0x47 };
 #else /* addi a0, x0, 77; ret */
 	static const unsigned char code[] = { 0x13, 0x05, 0xd0, 0x04,
 					      0x67, 0x80, 0x00, 0x00 };
@@ -241,31 +260,57 @@ static void far_target(void)
 	uintptr_t near = (uintptr_t)&call_adder;
 	void *far = MAP_FAILED;
 
-#if defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||      \
-	defined(__powerpc64__) || defined(__loongarch__)
-	for (uintptr_t d = (uintptr_t)8 << 30; d <= (uintptr_t)64 << 30 &&
-					      far == MAP_FAILED;
-	     d += (uintptr_t)4 << 30) {
+#if defined(__arm__) /* a 32-bit address space: 32-512 MiB away */
+	const uintptr_t from = (uintptr_t)32 << 20, last = (uintptr_t)512 << 20;
+	const uintptr_t step = (uintptr_t)32 << 20;
+#else
+	const uintptr_t from = (uintptr_t)8 << 30, last = (uintptr_t)64 << 30;
+	const uintptr_t step = (uintptr_t)4 << 30;
+#endif
+	for (uintptr_t d = from; d <= last && far == MAP_FAILED; d += step) {
 		void *hint = (void *)((near + d) & ~(uintptr_t)0xfff);
 		far = mmap(hint, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 			   -1, 0);
 	}
-#endif
 	if (far == MAP_FAILED) {
-		printf("far target: not run (no x86-64 page mapped 8-64 GiB "
-		       "from the code)\n");
+		printf("far target: not run (no page mapped that far from "
+		       "the code)\n");
 		return;
 	}
 	memcpy(far, code, sizeof(code));
 	__builtin___clear_cache((char *)far, (char *)far + sizeof(code));
+#if defined(__arm__)
+	/* Thumb code: its address carries bit 0. */
+	int (*far_fn)(int) = (int (*)(int))((uintptr_t)far | 1);
+#else
 	int (*far_fn)(int) = (int (*)(int))far;
+#endif
 	CHECK(sk_static_call_update(adder, far_fn) == 0, "far update");
 	CHECK(call_adder(1) == 77, "far target reached: %d", call_adder(1));
 #if SK_HAVE_STATIC_CALL_TRAMPOLINES
 	CHECK(tramp_jumps_to((const void *)&sk__sct_adder,
 			     tramp_jump((const void *)&sk__sct_adder) + TRAMP_FAR),
 	      "the far form: the trampoline's jump through its slot");
+#endif
+#if defined(__arm__)
+	/* An Arm-state function (mov r0, #78; bx lr; bit 0 clear), which no
+	 * B.W can enter: the far form, whose LDR to the pc switches state. */
+	static const unsigned char arm_code[] = { 0x4e, 0x00, 0xa0, 0xe3,
+						  0x1e, 0xff, 0x2f, 0xe1 };
+	memcpy((char *)far + 16, arm_code, sizeof(arm_code));
+	__builtin___clear_cache((char *)far + 16,
+				(char *)far + 16 + sizeof(arm_code));
+	CHECK(sk_static_call_update(adder,
+				    (int (*)(int))((char *)far + 16)) == 0,
+	      "update to an Arm-state function");
+	CHECK(call_adder(1) == 78, "Arm-state target reached: %d",
+	      call_adder(1));
+#if SK_HAVE_STATIC_CALL_TRAMPOLINES
+	CHECK(tramp_jumps_to((const void *)&sk__sct_adder,
+			     tramp_jump((const void *)&sk__sct_adder) + TRAMP_FAR),
+	      "an Arm-state target: the far form");
+#endif
 #endif
 	CHECK(sk_static_call_update(adder, add2) == 0, "near again");
 	CHECK(call_adder(1) == 3, "add2 after far: %d", call_adder(1));

@@ -27,7 +27,8 @@ SK_DEFINE_STATIC_CALL(op, add1);
 	(defined(__x86_64__) || defined(__i386__))
 #define FAR_AT 8
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES &&                                     \
-	(defined(__aarch64__) || defined(__riscv) || defined(__loongarch__))
+	(defined(__aarch64__) || defined(__riscv) || defined(__loongarch__) || \
+	 defined(__arm__))
 #define FAR_AT 12
 #endif
 
@@ -40,6 +41,11 @@ static uintptr_t far_form(void)
 	/* An endbr64 first (built for IBT): the layout follows it. */
 	if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa)
 		t += 4;
+#if defined(__arm__)
+	/* Thumb code, entered as such: the layout is at the address without
+	 * bit 0, and the far form's address carries it. */
+	return ((uintptr_t)t & ~(uintptr_t)1) + FAR_AT + 1;
+#endif
 	return (uintptr_t)t + FAR_AT;
 }
 #endif

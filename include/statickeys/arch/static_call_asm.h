@@ -31,13 +31,19 @@
 	"sk__sct_" #name ":\n\t"
 #define SK__SC_END(name, size) ".text"
 #else
+/* SK__SC_ISA - what the label needs before it: Thumb-2 marks the symbol a
+ * Thumb function (statickeys/arch/arm_static_call.h), nothing elsewhere. */
+#ifndef SK__SC_ISA
+#define SK__SC_ISA ""
+#endif
 #define SK__SC_ALIAS_ATTR visibility("hidden"),
 #define SK__SC_BEGIN(name, align)                                            \
 	".pushsection .text.sk_static_call,\"ax\",%progbits\n\t"              \
 	".balign " align "\n\t"                                               \
 	".globl sk__sct_" #name "\n\t"                                        \
 	".hidden sk__sct_" #name "\n\t"                                       \
-	".type sk__sct_" #name ",%function\n"                                 \
+	".type sk__sct_" #name ",%function\n\t"                               \
+	SK__SC_ISA                                                           \
 	"sk__sct_" #name ":\n\t"
 #define SK__SC_END(name, size)                                               \
 	".size sk__sct_" #name ", " size "\n\t"                               \

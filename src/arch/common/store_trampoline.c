@@ -3,7 +3,8 @@
  * src/arch/common/store_trampoline.c - the static-call half of the contract
  * (arch/backend.h) for the store-protocol architectures' shared trampoline
  * (store_trampoline.h): where its far form starts, the jump to a target,
- * and no thunk to follow.
+ * and no thunk to follow.  On 32-bit Arm the trampoline is Thumb code: its
+ * symbol and the functions it jumps to carry the Thumb bit.
  */
 #include <string.h>
 
@@ -45,8 +46,20 @@ void sk__arch_call_encode(uintptr_t tramp, const void *func, bool ret0,
 		to = tramp + TRAMP_RET0;
 	else if (!func)
 		to = tramp + TRAMP_RET;
+#if defined(__arm__)
+	/* A Thumb function's address has bit 0 set, and B.W goes to the
+	 * address without it; B.W cannot enter an Arm-state function (bit 0
+	 * clear) at all: the far form's LDR to the pc switches state. */
+	else if (!(to & 1))
+		to = tramp + TRAMP_FAR;
+	else if (!sk__arch_reaches(tramp, to & ~(uintptr_t)1))
+		to = tramp + TRAMP_FAR;
+	else
+		to &= ~(uintptr_t)1;
+#else
 	else if (!sk__arch_reaches(tramp, to))
 		to = tramp + TRAMP_FAR; /* beyond the jump: the far form */
+#endif
 	sk__arch_encode(tramp, to, true, out);
 }
 
@@ -57,5 +70,7 @@ const void *sk__arch_call_follow(const void *func)
 
 uintptr_t sk__arch_call_jump(uintptr_t tramp)
 {
-	return tramp; /* the jump is the trampoline's first word */
+	/* The jump is the trampoline's first word; a Thumb trampoline's
+	 * symbol (32-bit Arm) says so in its address's bit 0. */
+	return tramp & ~(uintptr_t)1;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
  * src/arch/common/store_trampoline.h - the static-call trampoline of the
- * store-protocol architectures (aarch64, riscv64), whose layout they share
+ * store-protocol architectures (aarch64, riscv64, loongarch64, arm), whose
+ * layout they share
  * (statickeys/static_call.h), 32 bytes at a 32-byte boundary:
  *
  *   +0   jump to <dest>       the only word an update writes (one aligned

@@ -59,13 +59,14 @@
 #   trace-perf    tests/trace/perf_test.sh on the same program linked by GNU
 #                 ld (perf misplaces SDT probes in lld's layout:
 #                 rust/tests/traced/build.rs)
-#   test-s390x, test-ppc64le  the crate's tests built for s390x and
-#                 powerpc64le (the runtime patches C sites there, the crate's
-#                 sites test the key's flag, as on aarch64) and run under
-#                 QEMU_DIR/qemu-s390x, qemu-ppc64le; skipped with the reason
-#                 without the target's std (rustup target add
-#                 s390x-unknown-linux-gnu, powerpc64le-unknown-linux-gnu),
-#                 its gcc or qemu 10
+#   test-s390x, test-ppc64le, test-armhf  the crate's tests built for
+#                 s390x, powerpc64le and armv7 hard-float (the runtime
+#                 patches C sites there, the crate's sites test the key's
+#                 flag, as on aarch64) and run under QEMU_DIR/qemu-s390x,
+#                 qemu-ppc64le, qemu-arm; skipped with the reason without
+#                 the target's std (rustup target add s390x-unknown-linux-gnu,
+#                 powerpc64le-unknown-linux-gnu,
+#                 armv7-unknown-linux-gnueabihf), its gcc or qemu 10
 #   test-windows  both crates' tests and the mixed C + Rust test built for
 #                 x86_64-pc-windows-gnu (mingw-w64 gcc links them and compiles
 #                 the bundled runtime and the C sites) and run under wine 8,
@@ -352,11 +353,12 @@ test-portable)
   STATICKEYS_SYS_BUNDLED=1 "$cargo" test -p statickeys --features portable \
     -- "${targs[@]}"
   ;;
-test-s390x | test-ppc64le)
+test-s390x | test-ppc64le | test-armhf)
   # The ports whose Rust sites are key flags (the crate's site template is
   # x86 and riscv64's), over the bundled runtime's patched backend.
   case $step in
   test-s390x) t=s390x-unknown-linux-gnu triple=s390x-linux-gnu q=qemu-s390x ;;
+  test-armhf) t=armv7-unknown-linux-gnueabihf triple=arm-linux-gnueabihf q=qemu-arm ;;
   *) t=powerpc64le-unknown-linux-gnu triple=powerpc64le-linux-gnu q=qemu-ppc64le ;;
   esac
   rustup=$(dirname "$cargo")/rustup

@@ -161,8 +161,9 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 #endif
 
 /* Trampolines where the runtime patches them (x86-64, i686, aarch64,
- * riscv64, loongarch64 and Thumb-2 Arm Linux; x86-64 Windows), unless the portable
- * backend is in use (SK_NO_ASM_GOTO, as statickeys/branch.h);
+ * riscv64, ppc64le, s390x, loongarch64 and Thumb-2 Arm Linux; x86-64
+ * Windows), unless the portable backend is in use (SK_NO_ASM_GOTO, as
+ * statickeys/branch.h);
  * SK_STATIC_CALL_NO_TRAMPOLINE asks for the pointer form anyway. */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__ELF__) &&          \
 	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
@@ -188,6 +189,10 @@ SK_API int sk_static_call_sites_of(const struct sk_static_call_key *key,
 #elif defined(__GNUC__) && defined(__loongarch__) &&                       \
 	__loongarch_grlen == 64 && defined(__ELF__) && defined(__linux__) &&  \
 	!defined(SK_NO_ASM_GOTO) && !defined(SK_STATIC_CALL_NO_TRAMPOLINE)
+#define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
+#elif defined(__GNUC__) && defined(__s390x__) && defined(__ELF__) &&        \
+	defined(__linux__) && !defined(SK_NO_ASM_GOTO) &&                    \
+	!defined(SK_STATIC_CALL_NO_TRAMPOLINE)
 #define SK_HAVE_STATIC_CALL_TRAMPOLINES 1
 #elif defined(__GNUC__) && defined(__arm__) && defined(__thumb2__) &&       \
 	defined(__ELF__) && defined(__linux__) && !defined(SK_NO_ASM_GOTO) && \
@@ -300,6 +305,8 @@ sk__static_call_pick(struct sk_static_call_key *own,
 #include "statickeys/arch/loongarch64_static_call.h"
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__arm__)
 #include "statickeys/arch/arm_static_call.h"
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__s390x__)
+#include "statickeys/arch/s390x_static_call.h"
 #elif SK_HAVE_STATIC_CALL_TRAMPOLINES
 #include "statickeys/arch/x86_64_static_call.h"
 #else

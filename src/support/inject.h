@@ -15,6 +15,9 @@ enum sk__inject_point {
 	SK__INJECT_IN_TRAP_HANDLER,  /* a thread is being resumed */
 	SK__INJECT_IN_LOCK_HANDOFF,  /* the patch lock handed to a waiter,
 					its claim not yet cleared */
+	SK__INJECT_BETWEEN_STEPS,    /* s390x: a step of a moving jump
+					written and synced, the next not
+					begun (arch/s390x/batch.c) */
 };
 
 #ifdef SK_ENABLE_INJECT

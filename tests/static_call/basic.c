@@ -58,6 +58,9 @@ __attribute__((noinline)) static bool feature_on(void)
 	defined(__loongarch__) || defined(__arm__)
 #define TRAMP_RET0 4
 #define TRAMP_FAR 12
+#elif defined(__s390x__)
+#define TRAMP_RET0 14
+#define TRAMP_FAR 6
 #else
 #define TRAMP_RET0 5
 #define TRAMP_FAR 8
@@ -133,6 +136,16 @@ static bool tramp_jumps_to(const void *tramp, const void *to)
 	uint32_t w = ((b >> 10) & 0xffffu) | ((b & 0x3ffu) << 16);
 	int32_t words = (int32_t)(w << 6) >> 6;
 	return (uintptr_t)t + (intptr_t)words * 4 == (uintptr_t)to;
+#elif defined(__s390x__)
+	/* brcl 15: c0 f4 and a signed count of halfwords (big-endian);
+	 * brcl 0 (c0 04) falls through to the far form at +6. */
+	if (t[0] != 0xc0 || (t[1] != 0xf4 && t[1] != 0x04))
+		return false;
+	int32_t half = (int32_t)((uint32_t)t[2] << 24 | (uint32_t)t[3] << 16 |
+				 (uint32_t)t[4] << 8 | t[5]);
+	if (t[1] == 0x04)
+		return (uintptr_t)t + 6 == (uintptr_t)to;
+	return (uintptr_t)t + (intptr_t)half * 2 == (uintptr_t)to;
 #elif defined(__riscv)
 	uint32_t j; /* jal x0: imm[20|10:1|11|19:12] */
 
@@ -235,9 +248,10 @@ static void far_target(void)
 {
 #if !defined(__linux__) ||                                                   \
 	!(defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) ||  \
-	  defined(__powerpc64__) || defined(__loongarch__) || defined(__arm__))
+	  defined(__powerpc64__) || defined(__loongarch__) ||                 \
+	  defined(__s390x__) || defined(__arm__))
 	printf("far target: not run (x86-64, aarch64, riscv64, ppc64le, "
-	       "loongarch64 and arm Linux only: "
+	       "s390x, loongarch64 and arm Linux only: "
 	       "code copied to a page mmap'd at a chosen address)\n");
 #else
 #if defined(__x86_64__)
@@ -253,6 +267,9 @@ static void far_target(void)
 					      0x20, 0x00, 0x00, 0x4c };
 #elif defined(__arm__) /* Thumb: movs r0, #77; bx lr */
 	static const unsigned char code[] = { 0x4d, 0x20, 0x70, 0x47 };
+#elif defined(__s390x__) /* lghi %r2, 77; br %r14 */
+	static const unsigned char code[] = { 0xa7, 0x29, 0x00, 0x4d,
+					      0x07, 0xfe };
 #else /* addi a0, x0, 77; ret */
 	static const unsigned char code[] = { 0x13, 0x05, 0xd0, 0x04,
 					      0x67, 0x80, 0x00, 0x00 };

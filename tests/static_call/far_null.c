@@ -30,6 +30,8 @@ SK_DEFINE_STATIC_CALL(op, add1);
 	(defined(__aarch64__) || defined(__riscv) || defined(__loongarch__) || \
 	 defined(__arm__))
 #define FAR_AT 12
+#elif SK_HAVE_STATIC_CALL_TRAMPOLINES && defined(__s390x__)
+#define FAR_AT 6
 #endif
 
 #ifdef FAR_AT

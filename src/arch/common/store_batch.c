@@ -21,8 +21,8 @@
  *
  * ppc64le uses it as aarch64 does (src/arch/ppc64le/: nop <-> b, then
  * dcbst, sync, icbi, sync, isync, then membarrier SYNC_CORE).
- * s390x's 6-byte site changes in one byte, its condition mask
- * (src/arch/s390x/: brcl 0 <-> brcl 15, the offset kept), then one sync.
+ * (s390x's key sites change in one byte as these do, but its trampolines
+ * need more: src/arch/s390x/batch.c.)
  * riscv64 uses it too (src/arch/riscv64/): the same single aligned
  * store per site, with its own instruction-fetch coherence in steps 2 and 3
  * (the sk__arch_flush_site / sk__arch_sync_batch hooks of arch/backend.h);
@@ -40,7 +40,6 @@
 /* only built for the store ports (src/sources.txt) */
 #if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) ||       \
 	(defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
-	defined(__s390x__) ||                                                \
 	(defined(__loongarch__) && __loongarch_grlen == 64) || defined(__arm__)
 #include <errno.h>
 #include <stdlib.h>

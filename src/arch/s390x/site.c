@@ -13,12 +13,13 @@
  * instruction either way.  With both writers only that byte is written:
  * the mprotect writer stores the bytes that differ (os/writer_common.c);
  * /proc/self/mem's copy may rewrite the others with their own values.  So
- * the batch is the store protocol (arch/common/store_batch.c), with no
- * cache maintenance (z/Architecture keeps instruction fetch coherent with
+ * a batch of key sites is the store protocol (batch.c), with no cache
+ * maintenance (z/Architecture keeps instruction fetch coherent with
  * stores) and one core sync per batch: a CPU that fetched the old mask
  * before the store runs it until it serialises, which every interruption
  * does (Principles of Operation, "CPU Serialization"); membarrier's IPIs
- * (os/linux/sync.c) are interruptions.
+ * (os/linux/sync.c) are interruptions.  A static call's trampoline, whose
+ * jump changes its offset too, takes batch.c's three steps.
  */
 
 #if defined(__s390x__) /* only built for s390x */
@@ -67,13 +68,6 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 				 (uint32_t)insn[3] << 16 |
 				 (uint32_t)insn[4] << 8 | insn[5]);
 	return addr + (intptr_t)half * 2;
-}
-
-/* Nothing per site: instruction fetch is coherent with stores on Z. */
-void sk__arch_flush_site(uintptr_t addr, size_t len)
-{
-	(void)addr;
-	(void)len;
 }
 
 void sk__arch_serialize_self(void)

@@ -40,7 +40,8 @@ add clang c c99 c11 c17 c2x
 add g++ c++ c++11 c++17 c++20 c++23
 add clang++ c++ c++11 c++17 c++20 c++23
 for triple in aarch64-linux-gnu i686-linux-gnu riscv64-linux-gnu \
-	powerpc64le-linux-gnu s390x-linux-gnu x86_64-w64-mingw32; do
+	powerpc64le-linux-gnu s390x-linux-gnu arm-linux-gnueabihf \
+	x86_64-w64-mingw32; do
 	add $triple-gcc c c11
 	add $triple-g++ c++ c++17
 done

@@ -14,8 +14,9 @@
  * whole variable only), while a static pointer's initialiser takes any
  * address constant, and the slot itself is always a whole variable.  A key
  * known only at run time does not compile: the initialiser is not constant
- * (C), or not a constant expression (C++, where the slot is constexpr).  The slot is read-only after relocation (.data.rel.ro), as
- * the assembler's is on the other architectures.
+ * (C), or not a constant expression (C++, where the slot is constexpr).
+ * The slot is read-only after relocation (.data.rel.ro), as the
+ * assembler's is on the other architectures.
  */
 #ifndef STATICKEYS_ARCH_ARM_SLOT_H
 #define STATICKEYS_ARCH_ARM_SLOT_H

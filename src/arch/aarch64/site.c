@@ -69,19 +69,7 @@ bool sk__arch_reaches(uintptr_t addr, uintptr_t target)
 	return off >= -(1L << 27) && off < (1L << 27); /* B: +-128 MiB */
 }
 
-/* The cache maintenance of store_batch.c's step 2, per site. */
-void sk__arch_flush_site(uintptr_t addr, size_t len)
-{
-	__builtin___clear_cache((char *)addr, (char *)addr + len);
-}
-
-/* Step 3: one membarrier SYNC_CORE (os/linux/sync.c). */
-int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-	return sk__os_sync_cores();
-}
+/* Steps 2 and 3 of the store protocol: arch/common/store_cache.c. */
 
 void sk__arch_serialize_self(void)
 {

@@ -115,18 +115,6 @@ void sk__arch_serialize_self(void)
 	__asm__ __volatile__("isb" : : : "memory");
 }
 
-/* The cache maintenance of store_batch.c's step 2, per site (above). */
-void sk__arch_flush_site(uintptr_t addr, size_t len)
-{
-	__builtin___clear_cache((char *)addr, (char *)addr + len);
-}
-
-/* Step 3: one membarrier SYNC_CORE (os/linux/sync.c). */
-int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-	return sk__os_sync_cores();
-}
+/* Steps 2 and 3 of the store protocol (above): arch/common/store_cache.c. */
 
 #endif /* __arm__ */

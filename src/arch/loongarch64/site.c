@@ -92,18 +92,7 @@ void sk__arch_serialize_self(void)
 	__asm__ __volatile__("ibar 0" : : : "memory");
 }
 
-/* The kernel's flush_icache_range after each store: "ibar 0". */
-void sk__arch_flush_site(uintptr_t addr, size_t len)
-{
-	__builtin___clear_cache((char *)addr, (char *)addr + len);
-}
-
-/* Once per batch: every other core (os/linux/sync.c). */
-int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-	return sk__os_sync_cores();
-}
+/* The kernel's flush_icache_range after each store ("ibar 0"), then one
+ * core sync per batch: arch/common/store_cache.c. */
 
 #endif /* loongarch64 */

@@ -79,19 +79,7 @@ uintptr_t sk__arch_destination(uintptr_t addr, const unsigned char *insn)
 	return addr + (intptr_t)((int32_t)(v << 6) >> 6);
 }
 
-/* Step 2, per site. */
-void sk__arch_flush_site(uintptr_t addr, size_t len)
-{
-	__builtin___clear_cache((char *)addr, (char *)addr + len);
-}
-
-/* Step 3: one membarrier SYNC_CORE (os/linux/sync.c). */
-int sk__arch_sync_batch(uintptr_t lo, uintptr_t hi)
-{
-	(void)lo;
-	(void)hi;
-	return sk__os_sync_cores();
-}
+/* Steps 2 and 3 of the store protocol: arch/common/store_cache.c. */
 
 void sk__arch_serialize_self(void)
 {

@@ -15,6 +15,7 @@ import windows_bench  # experiment 12 (bench/windows_bench.py)
 import static_call_bench  # experiment 13 (bench/static_call_bench.py)
 import startup_calls_bench  # experiment 13c (bench/startup_calls_bench.py)
 import dyndbg_bench  # experiment 14 (bench/dyndbg_bench.py)
+import port_insns  # experiment 15 (bench/port_insns.py)
 
 # The kernel's published figures (see docs/benchmarks.md for the sources).
 KERNEL_UPDATE = {
@@ -723,6 +724,7 @@ def render(res):
                startup_bench.section, trace_bench.section,
                windows_bench.section, static_call_bench.section,
                startup_calls_bench.section, dyndbg_bench.section,
+               port_insns.section,
                _section_plots):
         s += fn(res)
     if res.get("errors"):

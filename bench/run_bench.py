@@ -29,6 +29,7 @@ import windows_bench  # noqa: E402
 import static_call_bench  # noqa: E402
 import startup_calls_bench  # noqa: E402
 import dyndbg_bench  # noqa: E402
+import port_insns  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -530,6 +531,12 @@ def run_all(bdir, out, sz, results):
         results["dyndbg"] = dyndbg_bench.experiment(bdir,
                                                     sz is SIZES["quick"])
 
+    def ports():
+        # Compiled and disassembled, never run: the cross compilers the
+        # ports' tests use (zig for loongarch64, from <build root>/os/zig).
+        results["port_insns"] = port_insns.experiment(
+            os.path.dirname(bdir), os.path.join(out, "port-insns"))
+
     # The names of experiments whose timings goals judge come from report.py
     # (the goals find their machine load under them).
     for name, fn in (("1 branch cost", branch), (report.EXP_PIPE, pipe),
@@ -543,7 +550,8 @@ def run_all(bdir, out, sz, results):
                      (report.EXP_TRACE, trace_attached),
                      ("12 Windows x86-64 under wine", windows),
                      (report.EXP_CALLS, static_calls),
-                     (report.EXP_DYNDBG, dyndbg)):
+                     (report.EXP_DYNDBG, dyndbg),
+                     ("15 ports: instructions", ports)):
         guarded(results, name, fn)
 
 

@@ -143,8 +143,9 @@ def compile_port(port, build_root, out_dir):
 # ---- the listing: (offset, mnemonic and operands, goes out) per function
 
 def objdump_functions(objdump, obj):
-    """{function: [(offset, text, relocated)]} from `objdump -dr`: a
-    branch with a relocation leads out of the function (a tail call)."""
+    """{function: [(offset in its section, text, relocated)]} from
+    `objdump -dr`: a branch with a relocation leads out of the function (a
+    tail call)."""
     out = subprocess.run([objdump, "-dr", "--no-show-raw-insn", obj],
                          capture_output=True, text=True, check=True).stdout
     funcs, cur = {}, None
@@ -152,18 +153,17 @@ def objdump_functions(objdump, obj):
         m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
         # A local label's heading (.L1^B1) continues its function.
         if m and not m.group(2).startswith(".L"):
-            base = int(m.group(1), 16)
             cur = funcs.setdefault(m.group(2), [])
             continue
         m = re.match(r"^\s+([0-9a-f]+):\s+(R_\S+)", line)
         if m and cur:
-            if cur and cur[-1][0] <= int(m.group(1), 16) - base:
+            if cur and cur[-1][0] <= int(m.group(1), 16):
                 cur[-1] = (cur[-1][0], cur[-1][1], True)
             continue
         m = re.match(r"^\s+([0-9a-f]+):\s+(\S.*)$", line)
         if m and cur is not None:
             text = re.sub(r"\s+", " ", m.group(2).split("@")[0]).strip()
-            cur.append((int(m.group(1), 16) - base, text, False))
+            cur.append((int(m.group(1), 16), text, False))
     return funcs
 
 
@@ -229,10 +229,12 @@ def target_of(text):
     return int(m.group(1), 16) if m else None
 
 
-def walk(port, insns, start=0, stop_at=None):
+def walk(port, insns, start=0, stop_at=None, base=0):
     """The instructions a thread runs from @start: sequentially, into
     unconditional jumps inside the function, to a return, an indirect jump
-    or a jump out (a relocated one), or to @stop_at included."""
+    or a jump out (a relocated one), or to @stop_at included.  @insns'
+    offsets are the function's; objdump prints a jump's target as the
+    section's, @base more."""
     at = {off: i for i, (off, _, _) in enumerate(insns)}
     i, path, seen = at[start], [], set()
     while i < len(insns) and i not in seen:
@@ -248,7 +250,7 @@ def walk(port, insns, start=0, stop_at=None):
             k = kind(port, ins)
             dest = target_of(ins) if k == "jmp" else None
             if dest is not None:
-                dest -= 0  # objdump prints offsets within the section
+                dest -= base
         if k in ("ret", "ijmp") or (k == "jmp" and (out or dest not in at)):
             break
         i = at[dest] if k == "jmp" else i + 1
@@ -281,8 +283,6 @@ def measure(port, build_root, out_dir):
         funcs = objdump_functions(port["objdump"], obj)
     else:
         funcs = elf_functions(obj)
-    # objdump of an object lists -ffunction-sections-less code in one
-    # .text: offsets are the section's, so walk from each symbol's own.
     # No trampoline: the pointer form (a load and an indirect call).
     tramp = funcs.get("sk__sct_port_call")
     jump = port["jump"]
@@ -292,9 +292,12 @@ def measure(port, build_root, out_dir):
     far = port["far"] + (jump if port["jump"] is None and tramp else 0)
 
     def path(name, **kw):
+        # Offsets from the function's own start (objdump gives the
+        # section's: several functions share .text in an object).
         insns = funcs[name]
         base = insns[0][0]
         rebased = [(o - base, t, r) for o, t, r in insns]
+        kw["base"] = base
         # ppc64le: a direct call enters at the local entry point, past the
         # global entry's TOC set-up (addis r2,r12; addi r2,r2).
         if port["name"] == "ppc64le" and name.startswith("port_") and \

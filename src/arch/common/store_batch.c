@@ -41,11 +41,10 @@
 #if defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) ||       \
 	(defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)) ||            \
 	(defined(__loongarch__) && __loongarch_grlen == 64) || defined(__arm__)
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/backend.h"
+#include "arch/common/store_begin.h"
 #include "support/inject.h"
 #include "support/mem.h"
 #include "support/message.h"
@@ -66,50 +65,14 @@ static int write_sites(struct sk__span *spans, struct sk__patch *p, size_t n,
 	return 0;
 }
 
-/* The sites must still hold what update.c planned from: another tool (a
- * debugger's BRK) may have written one since; then nothing is written and
- * the core names the site. */
-static int verify_sites(const struct sk__patch *p, size_t n, size_t *changed)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (memcmp((const void *)p[i].addr, p[i].old_insn,
-			   sk__arch_site_size) != 0) {
-			*changed = i;
-			return -EILSEQ;
-		}
-		/* A jump the instruction cannot encode (riscv's JAL reaches
-		 * +-1 MiB) is refused before anything is written. */
-		if (!sk__arch_reaches(p[i].addr, p[i].dest)) {
-			sk__warn("site %p: its target %p is out of the jump's "
-				 "reach; its key cannot be changed",
-				 (void *)p[i].addr, (void *)p[i].dest);
-			return -ERANGE;
-		}
-	}
-	return 0;
-}
-
 static int batch_run(struct sk__patch *p, size_t n, size_t *changed)
 {
-	struct sk__span *spans = sk__mem_alloc(n * sizeof(*spans));
+	struct sk__span *spans;
 	size_t done = 0;
-	int r;
+	int r = sk__store_batch_begin(p, n, true, changed, &spans);
 
-	if (!spans)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		spans[i].addr = p[i].addr;
-		spans[i].len = sk__arch_site_size;
-		spans[i].segment = p[i].segment;
-		spans[i].whole_word = true;
-	}
-	r = verify_sites(p, n, changed);
-	if (r == 0)
-		r = sk__os_writer_begin(spans, n);
-	if (r) {
-		sk__mem_free(spans);
+	if (r)
 		return r;
-	}
 	r = write_sites(spans, p, n, true, &done);
 	/* The point the x86-64 protocol calls "after the trap write": every
 	 * site written, nothing synced yet (tests stop batches here). */

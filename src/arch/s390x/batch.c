@@ -37,10 +37,9 @@
  */
 
 #if defined(__s390x__) /* only built for s390x */
-#include <errno.h>
 #include <string.h>
 
-#include "arch/backend.h"
+#include "arch/common/store_begin.h"
 #include "support/inject.h"
 #include "support/mem.h"
 #include "support/message.h"
@@ -110,26 +109,6 @@ static void undo(struct sk__span *spans, const struct sk__patch *p, size_t n,
 	}
 }
 
-/* The sites must still hold what update.c planned from (another tool may
- * have written one since: nothing is written, the core names it), and
- * each jump must reach its target. */
-static int verify_sites(const struct sk__patch *p, size_t n, size_t *changed)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (memcmp((const void *)p[i].addr, p[i].old_insn, SITE) != 0) {
-			*changed = i;
-			return -EILSEQ;
-		}
-		if (!sk__arch_reaches(p[i].addr, p[i].dest)) {
-			sk__warn("site %p: its target %p is out of the jump's "
-				 "reach; its key cannot be changed",
-				 (void *)p[i].addr, (void *)p[i].dest);
-			return -ERANGE;
-		}
-	}
-	return 0;
-}
-
 static int batch_run(struct sk__span *spans, struct sk__patch *p, size_t n)
 {
 	int last = 0;
@@ -178,25 +157,12 @@ int sk__patch_apply(struct sk__patch *patches, size_t n, size_t *changed)
 
 	if (r || n == 0)
 		return r;
-	struct sk__span *spans = sk__mem_alloc(n * sizeof(*spans));
-	if (!spans)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		spans[i].addr = patches[i].addr;
-		spans[i].len = SITE;
-		spans[i].bytes = NULL;
-		spans[i].segment = patches[i].segment;
-		/* Not a word: the writer stores the bytes that differ
-		 * (os/writer_common.c), the mask or the offset. */
-		spans[i].whole_word = false;
-	}
-	r = verify_sites(patches, n, changed);
-	if (r == 0)
-		r = sk__os_writer_begin(spans, n);
-	if (r) {
-		sk__mem_free(spans);
+	/* Not a word: the writer stores the bytes that differ
+	 * (os/writer_common.c), the mask or the offset. */
+	struct sk__span *spans;
+	r = sk__store_batch_begin(patches, n, false, changed, &spans);
+	if (r)
 		return r;
-	}
 	r = batch_run(spans, patches, n);
 	(void)sk__os_writer_end(spans, n);
 	sk__mem_free(spans);
